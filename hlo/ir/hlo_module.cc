@@ -1,0 +1,181 @@
+#include "hlo/ir/hlo_module.h"
+
+#include <functional>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace tessera {
+namespace {
+
+// "add.12" -> "add": the base a fresh name is derived from.
+absl::string_view NameBase(absl::string_view name) {
+  const size_t dot = name.rfind('.');
+  if (dot == absl::string_view::npos || dot == 0) return name;
+  int64_t unused;
+  if (absl::SimpleAtoi(name.substr(dot + 1), &unused)) return name.substr(0, dot);
+  return name;
+}
+
+std::string UniqueName(absl::string_view base, absl::flat_hash_set<std::string>& taken) {
+  base = NameBase(base);
+  if (base.empty()) base = "instruction";
+  if (taken.insert(std::string(base)).second) return std::string(base);
+  for (int64_t i = 1;; ++i) {
+    std::string candidate = absl::StrCat(base, ".", i);
+    if (taken.insert(candidate).second) return candidate;
+  }
+}
+
+}  // namespace
+
+HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> computation) {
+  HloComputation* raw = computation.get();
+  raw->set_parent(this);
+  raw->SetUniqueId(next_computation_id_++);
+  if (raw->name().empty() || computation_names_.contains(raw->name())) {
+    raw->SetName(UniqueName(raw->name().empty() ? "computation" : raw->name(),
+                            computation_names_));
+  } else {
+    computation_names_.insert(raw->name());
+  }
+  for (HloInstruction* instruction : raw->instructions()) RegisterInstruction(instruction);
+  computations_.push_back(std::move(computation));
+  return raw;
+}
+
+HloComputation* HloModule::AddEntryComputation(std::unique_ptr<HloComputation> computation) {
+  entry_ = AddComputation(std::move(computation));
+  return entry_;
+}
+
+HloComputation* HloModule::AddEmbeddedComputation(std::unique_ptr<HloComputation> computation) {
+  return AddComputation(std::move(computation));
+}
+
+absl::Status HloModule::RemoveComputation(HloComputation* computation) {
+  if (computation == entry_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot remove the entry computation ", computation->name()));
+  }
+  for (const auto& other : computations_) {
+    if (other.get() == computation) continue;
+    for (const HloInstruction* instruction : other->instructions()) {
+      for (const HloComputation* callee : instruction->called_computations()) {
+        if (callee == computation) {
+          return absl::FailedPreconditionError(
+              absl::StrCat("cannot remove computation ", computation->name(),
+                           ": it is called by %", instruction->name()));
+        }
+      }
+    }
+  }
+  for (auto it = computations_.begin(); it != computations_.end(); ++it) {
+    if (it->get() == computation) {
+      computation_names_.erase(computation->name());
+      if (schedule_) schedule_->RemoveSequence(computation);
+      computations_.erase(it);
+      return absl::OkStatus();
+    }
+  }
+  return absl::NotFoundError(absl::StrCat("computation ", computation->name(),
+                                          " is not in module ", name_));
+}
+
+std::vector<HloComputation*> HloModule::computations() const {
+  std::vector<HloComputation*> result;
+  result.reserve(computations_.size());
+  for (const auto& c : computations_) result.push_back(c.get());
+  return result;
+}
+
+std::vector<HloComputation*> HloModule::MakeComputationPostOrder() const {
+  std::vector<HloComputation*> order;
+  absl::flat_hash_set<const HloComputation*> visited;
+  // Iterative DFS over call edges; a cycle (invalid) cannot loop forever
+  // because each computation is visited once.
+  std::function<void(HloComputation*)> visit = [&](HloComputation* root) {
+    std::vector<std::pair<HloComputation*, std::vector<HloComputation*>>> stack;
+    auto callees = [](HloComputation* c) {
+      std::vector<HloComputation*> result;
+      for (const HloInstruction* instruction : c->instructions()) {
+        for (HloComputation* callee : instruction->called_computations()) {
+          if (callee != nullptr) result.push_back(callee);
+        }
+      }
+      return result;
+    };
+    visited.insert(root);
+    stack.push_back({root, callees(root)});
+    while (!stack.empty()) {
+      auto& [current, pending] = stack.back();
+      if (!pending.empty()) {
+        HloComputation* next = pending.front();
+        pending.erase(pending.begin());
+        if (!visited.contains(next)) {
+          visited.insert(next);
+          stack.push_back({next, callees(next)});
+        }
+      } else {
+        order.push_back(current);
+        stack.pop_back();
+      }
+    }
+  };
+  // Computations unreachable from the entry first, then the entry's tree.
+  std::vector<HloComputation*> reachable_from_entry;
+  if (entry_ != nullptr) {
+    visit(entry_);
+    reachable_from_entry.swap(order);
+  }
+  for (const auto& c : computations_) {
+    if (!visited.contains(c.get())) visit(c.get());
+  }
+  order.insert(order.end(), reachable_from_entry.begin(), reachable_from_entry.end());
+  return order;
+}
+
+HloComputation* HloModule::GetComputationWithName(absl::string_view name) const {
+  for (const auto& c : computations_) {
+    if (c->name() == name) return c.get();
+  }
+  return nullptr;
+}
+
+int64_t HloModule::instruction_count() const {
+  int64_t count = 0;
+  for (const auto& c : computations_) count += c->instruction_count();
+  return count;
+}
+
+std::string HloModule::UniqueInstructionName(absl::string_view base) {
+  return UniqueName(base, instruction_names_);
+}
+
+std::string HloModule::UniqueComputationName(absl::string_view base) {
+  return UniqueName(base, computation_names_);
+}
+
+void HloModule::RegisterInstruction(HloInstruction* instruction) {
+  instruction->SetUniqueId(NewUniqueInstructionId());
+  // Names need only be unique within a computation (XLA text may reuse
+  // "p0" in several); a clash inside the same computation gets a fresh name.
+  bool clash = instruction->name().empty();
+  if (!clash && instruction->parent() != nullptr) {
+    for (const HloInstruction* other : instruction->parent()->instructions()) {
+      if (other != instruction && other->name() == instruction->name()) {
+        clash = true;
+        break;
+      }
+    }
+  }
+  if (clash) {
+    instruction->SetName(UniqueInstructionName(
+        instruction->name().empty() ? std::string(HloOpcodeString(instruction->opcode()))
+                                    : instruction->name()));
+  } else {
+    instruction_names_.insert(instruction->name());
+  }
+}
+
+}  // namespace tessera

@@ -1,0 +1,48 @@
+// The `tessera` command line: one binary, one subcommand per verb.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tools/fmt_command.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: tessera <command> [args]\n"
+    "\n"
+    "commands:\n"
+    "  fmt MODULE [--to=text|proto] [-o FILE]   parse, verify and re-print a module\n"
+    "  help [command]                           this text, or a command's flags\n"
+    "\n"
+    "MODULE is HLO text or a binary HloModuleProto; the format is detected from content.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  const std::string command = argv[1];
+  std::vector<std::string> args(argv + 2, argv + argc);
+  if (command == "help" || command == "--help" || command == "-h") {
+    if (!args.empty() && args[0] == "fmt") {
+      std::cout << tessera::FmtUsage();
+    } else {
+      std::cout << kUsage;
+    }
+    return 0;
+  }
+  absl::Status status;
+  if (command == "fmt") {
+    status = tessera::RunFmtCommand(args, std::cout);
+  } else {
+    std::cerr << "tessera: unknown command '" << command << "'\n" << kUsage;
+    return 2;
+  }
+  if (!status.ok()) {
+    std::cerr << status.message() << "\n";
+    return 1;
+  }
+  return 0;
+}

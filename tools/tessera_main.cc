@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "tools/fmt_command.h"
+#include "tools/run_command.h"
 
 namespace {
 
@@ -11,6 +12,8 @@ constexpr char kUsage[] =
     "usage: tessera <command> [args]\n"
     "\n"
     "commands:\n"
+    "  run MODULE [--input=F.npy ...] [--output_dir=DIR] [--print] [--seed=N]\n"
+    "                                           run a module on the reference evaluator\n"
     "  fmt MODULE [--to=text|proto] [-o FILE]   parse, verify and re-print a module\n"
     "  help [command]                           this text, or a command's flags\n"
     "\n"
@@ -28,6 +31,8 @@ int main(int argc, char** argv) {
   if (command == "help" || command == "--help" || command == "-h") {
     if (!args.empty() && args[0] == "fmt") {
       std::cout << tessera::FmtUsage();
+    } else if (!args.empty() && args[0] == "run") {
+      std::cout << tessera::RunUsage();
     } else {
       std::cout << kUsage;
     }
@@ -36,6 +41,8 @@ int main(int argc, char** argv) {
   absl::Status status;
   if (command == "fmt") {
     status = tessera::RunFmtCommand(args, std::cout);
+  } else if (command == "run") {
+    status = tessera::RunRunCommand(args, std::cout);
   } else {
     std::cerr << "tessera: unknown command '" << command << "'\n" << kUsage;
     return 2;

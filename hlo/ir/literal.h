@@ -6,9 +6,11 @@
 #ifndef TESSERA_HLO_IR_LITERAL_H_
 #define TESSERA_HLO_IR_LITERAL_H_
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -86,7 +88,13 @@ class Literal {
   // An empty tuple `()`.
   Literal();
   // Zero-filled value of `shape` (tuples: zero-filled elements; tokens: no data).
+  // Array leaves without a layout get the descending (row-major) one.  The
+  // shape must be able to hold data (see CreateFromShape); checked.
   explicit Literal(const Shape& shape);
+  // Like Literal(shape), but an error instead of a crash for a shape that
+  // cannot hold data: a negative or unbounded (`?`) dimension, or a byte size
+  // that overflows int64.
+  static absl::StatusOr<Literal> CreateFromShape(const Shape& shape);
 
   Literal(const Literal&) = default;
   Literal& operator=(const Literal&) = default;
@@ -153,12 +161,14 @@ class Literal {
   // Row-major linear position of a multi-dimensional index.
   int64_t LinearIndex(absl::Span<const int64_t> index) const;
 
-  // Element `linear` converted: any real or integer element to double/int64;
-  // complex to complex128.  Used by generic code (printing, tests).
+  // Element `linear` converted as Convert does: to double, int64 (floats
+  // truncate and saturate) or complex128; a complex element gives its real
+  // part as double/int64.  Used by generic code (printing, tests).
   double GetAsDouble(int64_t linear) const;
   int64_t GetAsInt64(int64_t linear) const;
   complex128 GetAsComplex(int64_t linear) const;
-  // Stores `value` converted to the element type (as static_cast would).
+  // Stores `value` converted to the element type as Convert does (so a float
+  // stored into an integer saturates instead of being undefined).
   void SetFromDouble(int64_t linear, double value);
   void SetFromInt64(int64_t linear, int64_t value);
   void SetFromComplex(int64_t linear, complex128 value);
@@ -181,12 +191,18 @@ class Literal {
   bool operator==(const Literal& other) const;
   bool operator!=(const Literal& other) const { return !(*this == other); }
 
-  // The value as HLO text writes a constant's payload, without the shape:
-  // "1.5", "{1, 2, 3}", "{ {1, 2}, {3, 4} }", "(1, {2, 3})" for tuples,
-  // "true"/"false", "(1, 2)" for complex, "inf", "-nan", "nan(0x...)".
-  // Floats print the shortest text that reads back to the same value.
+  // The value as HLO text writes a constant's payload (XLA's one-line form),
+  // without the shape: "1.5", "{1, 2, 3}", "{ { 1, 2 }, { 3, 4 } }",
+  // "( 1, {2, 3} )" for tuples, "true"/"false" for a PRED scalar but "{1, 0}"
+  // in arrays, "(1, 2)" for complex, "{}" for f32[0], "{ {}, {} }" for
+  // f32[2,0], "token".  Arrays of rank > 3 carry XLA's index comments
+  // ("{ /*i0=0*/ { ...").  Floats print the shortest text that reads back to
+  // the same value of their type; "inf", "-inf", "nan", "-nan", "-0", and
+  // "nan(0x...)" (mantissa bits in hex) for a NaN other than the default
+  // quiet one.
   std::string ToStringWithoutShape() const;
-  // "f32[2]{0} {1, 2}" for diagnostics and `tessera run --print`.
+  // "<shape with layout> <payload>", e.g. "f32[2]{0} {1, 2}", for
+  // diagnostics and `tessera run --print`.
   std::string ToString() const;
 
  private:

@@ -1,0 +1,309 @@
+// The evaluator's driver: argument checks, the computation runner (post
+// order, one value per instruction), and the dispatch of each opcode to its
+// family's file.
+#include "hlo/evaluator/hlo_evaluator.h"
+
+#include <limits>
+#include <utility>
+
+#include "hlo/evaluator/evaluator_internal.h"
+#include "hlo/ir/hlo_opcode.h"
+
+namespace tessera {
+namespace evaluator_internal {
+namespace {
+
+constexpr int kMaxCallDepth = 1000;
+
+// Opcodes the evaluator does not run: they talk to the outside world or
+// keep hidden state.
+absl::Status Unsupported(const HloInstruction& hlo) {
+  if (hlo.opcode() == HloOpcode::kCustomCall) {
+    return absl::UnimplementedError(absl::StrCat("custom-call target '",
+                                                 hlo.attrs().custom_call_target,
+                                                 "' is not supported by the evaluator"));
+  }
+  return absl::UnimplementedError(
+      absl::StrCat(HloOpcodeString(hlo.opcode()), " is not supported by the evaluator"));
+}
+
+// Gives array leaves of `literal` the layouts of `shape` (layouts are
+// metadata on literals; this keeps the declared ones visible).
+void StampLayouts(const Shape& shape, Literal* literal) {
+  if (shape.IsArray() && literal->shape().IsArray()) {
+    if (shape.has_layout() &&
+        static_cast<int64_t>(shape.layout().minor_to_major.size()) == shape.rank()) {
+      literal->set_layout(shape.layout());
+    }
+  } else if (shape.IsTuple() && literal->shape().IsTuple() &&
+             shape.tuple_size() == literal->tuple_size()) {
+    for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+      StampLayouts(shape.tuple_shapes(i), &literal->mutable_tuple_element(i));
+    }
+  }
+}
+
+}  // namespace
+
+ComputationRunner::ComputationRunner(const HloComputation& computation)
+    : computation_(computation) {
+  std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
+  absl::flat_hash_map<const HloInstruction*, int64_t> position;
+  post_order_.reserve(order.size());
+  for (HloInstruction* h : order) {
+    position[h] = static_cast<int64_t>(post_order_.size());
+    post_order_.push_back(h);
+  }
+  operand_positions_.resize(post_order_.size());
+  for (size_t i = 0; i < post_order_.size(); ++i) {
+    for (const HloInstruction* operand : post_order_[i]->operands()) {
+      auto it = position.find(operand);
+      operand_positions_[i].push_back(it == position.end() ? -1 : it->second);
+    }
+  }
+  values_.resize(post_order_.size());
+  value_ptrs_.resize(post_order_.size(), nullptr);
+}
+
+absl::StatusOr<Literal> ComputationRunner::Run(Operands args) {
+  TS_RETURN_IF_ERROR(CheckArguments(computation_, args));
+  // Calls nest (while bodies, reducers, ...); a module that calls itself is
+  // malformed, and this turns its infinite recursion into an error.
+  static thread_local int depth = 0;
+  if (depth >= kMaxCallDepth) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "calls nest deeper than ", kMaxCallDepth, " at computation ", computation_.name()));
+  }
+  ++depth;
+  absl::StatusOr<Literal> result = RunBody(args);
+  --depth;
+  return result;
+}
+
+absl::StatusOr<Literal> ComputationRunner::RunBody(Operands args) {
+  const HloInstruction* root = computation_.root_instruction();
+  if (root == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("computation ", computation_.name(), " has no root"));
+  }
+  int64_t root_position = -1;
+  std::vector<const Literal*> operand_values;
+  for (size_t i = 0; i < post_order_.size(); ++i) {
+    const HloInstruction& hlo = *post_order_[i];
+    if (&hlo == root) root_position = static_cast<int64_t>(i);
+    if (hlo.opcode() == HloOpcode::kParameter) {
+      value_ptrs_[i] = args[hlo.parameter_number()];
+      continue;
+    }
+    if (hlo.opcode() == HloOpcode::kConstant) {
+      if (!hlo.attrs().literal.has_value()) {
+        return absl::InvalidArgumentError(absl::StrCat("%", hlo.name(), ": constant has no value"));
+      }
+      value_ptrs_[i] = &hlo.literal();
+      continue;
+    }
+    operand_values.clear();
+    for (int64_t p : operand_positions_[i]) {
+      if (p < 0) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "%", hlo.name(), ": an operand is not in computation ", computation_.name()));
+      }
+      operand_values.push_back(value_ptrs_[p]);
+    }
+    absl::StatusOr<Literal> value = EvaluateInstruction(hlo, operand_values);
+    if (!value.ok()) {
+      return absl::Status(value.status().code(),
+                          absl::StrCat("%", hlo.name(), ": ", value.status().message()));
+    }
+    if (!ShapesCompatible(value->shape(), hlo.shape())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "%", hlo.name(), ": evaluates to a value of shape ", value->shape().ToString(),
+          " but its declared shape is ", hlo.shape().ToString()));
+    }
+    StampLayouts(hlo.shape(), &*value);
+    values_[i] = *std::move(value);
+    value_ptrs_[i] = &values_[i];
+  }
+  if (root_position < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the root of computation ", computation_.name(), " is not in it"));
+  }
+  // Parameters and constants are not owned: copy them; anything else moves.
+  Literal result = value_ptrs_[root_position] == &values_[root_position]
+                       ? std::move(values_[root_position])
+                       : *value_ptrs_[root_position];
+  for (Literal& value : values_) value = Literal();
+  return result;
+}
+
+absl::Status CheckArguments(const HloComputation& computation, Operands args) {
+  const int64_t expected = computation.num_parameters();
+  if (static_cast<int64_t>(args.size()) != expected) {
+    return absl::InvalidArgumentError(absl::StrCat("computation ", computation.name(), " takes ",
+                                                   expected, " argument(s) but got ",
+                                                   args.size()));
+  }
+  for (int64_t i = 0; i < expected; ++i) {
+    const HloInstruction* parameter = computation.parameter_instruction(i);
+    if (parameter == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("computation ", computation.name(), " has no parameter ", i));
+    }
+    if (!ShapesCompatible(parameter->shape(), args[i]->shape())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "argument ", i, " for parameter %", parameter->name(), " of computation ",
+          computation.name(), " has shape ", args[i]->shape().ToString(), " but the parameter is ",
+          parameter->shape().ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> EvaluateInstruction(const HloInstruction& hlo, Operands operands) {
+  switch (hlo.opcode()) {
+    case HloOpcode::kConvert:
+    case HloOpcode::kBitcastConvert:
+    case HloOpcode::kReducePrecision:
+    case HloOpcode::kStochasticConvert:
+    case HloOpcode::kComplex:
+    case HloOpcode::kReal:
+    case HloOpcode::kImag:
+    case HloOpcode::kIsFinite:
+      return EvaluateConvertOp(hlo, operands);
+    case HloOpcode::kIota:
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kReshape:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kSlice:
+    case HloOpcode::kDynamicSlice:
+    case HloOpcode::kDynamicUpdateSlice:
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kPad:
+    case HloOpcode::kReverse:
+    case HloOpcode::kCopy:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kGetDimensionSize:
+    case HloOpcode::kSetDimensionSize:
+      return EvaluateShapeOp(hlo, operands);
+    case HloOpcode::kReduce:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kSelectAndScatter:
+      return EvaluateReduceOp(hlo, operands);
+    case HloOpcode::kDot:
+    case HloOpcode::kConvolution:
+      return EvaluateDotOrConvolution(hlo, operands);
+    case HloOpcode::kFft:
+      return EvaluateFft(hlo, operands);
+    case HloOpcode::kGather:
+    case HloOpcode::kScatter:
+      return EvaluateGatherOrScatter(hlo, operands);
+    case HloOpcode::kSort:
+    case HloOpcode::kTopK:
+      return EvaluateSortOp(hlo, operands);
+    case HloOpcode::kWhile:
+    case HloOpcode::kConditional:
+    case HloOpcode::kCall:
+    case HloOpcode::kFusion:
+    case HloOpcode::kMap:
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kAfterAll:
+    case HloOpcode::kAddDependency:
+    case HloOpcode::kDomain:
+    case HloOpcode::kAsyncStart:
+    case HloOpcode::kAsyncUpdate:
+    case HloOpcode::kAsyncDone:
+    case HloOpcode::kCopyStart:
+    case HloOpcode::kCopyDone:
+      return EvaluateControlFlow(hlo, operands);
+    case HloOpcode::kRngBitGenerator:
+      return EvaluateRngBitGenerator(hlo, operands);
+    case HloOpcode::kReplicaId:
+    case HloOpcode::kPartitionId:
+      return EvaluateCollective(hlo, operands);
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant:
+      return absl::InternalError("parameters and constants are handled by the runner");
+    default:
+      break;
+  }
+  if (HloOpcodeIsCollective(hlo.opcode())) return EvaluateCollective(hlo, operands);
+  if (HloOpcodeIsElementwise(hlo.opcode())) return EvaluateElementwise(hlo, operands);
+  return Unsupported(hlo);
+}
+
+absl::StatusOr<Literal> MakeLiteral(const Shape& shape) { return Literal::CreateFromShape(shape); }
+
+Literal ScalarOf(const Literal& array, int64_t linear) {
+  Literal scalar(Shape(array.shape().element_type(), {}));
+  CopyElement(array, linear, &scalar, 0);
+  return scalar;
+}
+
+int64_t ScalarIndexValue(const Literal& scalar) {
+  const PrimitiveType type = scalar.shape().element_type();
+  if (type == U64) {
+    const uint64_t value = scalar.data<uint64_t>()[0];
+    return value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+               ? std::numeric_limits<int64_t>::max()
+               : static_cast<int64_t>(value);
+  }
+  return scalar.GetAsInt64(0);
+}
+
+absl::Status ExpectOperandCount(const HloInstruction& hlo, Operands operands, int64_t n) {
+  if (static_cast<int64_t>(operands.size()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat(HloOpcodeString(hlo.opcode()), " takes ", n,
+                                                   " operand(s) but has ", operands.size()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ExpectArray(const Literal& literal, absl::string_view what) {
+  if (!literal.shape().IsArray()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " must be an array but has shape ", literal.shape().ToString()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ExpectArrayShape(const HloInstruction& hlo) {
+  if (!hlo.shape().IsArray()) {
+    return absl::InvalidArgumentError(absl::StrCat(HloOpcodeString(hlo.opcode()),
+                                                   " must have an array shape, not ",
+                                                   hlo.shape().ToString()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<const HloComputation*> CalledComputation(const HloInstruction& hlo, int64_t i) {
+  if (i >= static_cast<int64_t>(hlo.called_computations().size()) ||
+      hlo.called_computations()[i] == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(HloOpcodeString(hlo.opcode()),
+                                                   " is missing called computation ", i));
+  }
+  return hlo.called_computations()[i];
+}
+
+}  // namespace evaluator_internal
+
+absl::StatusOr<Literal> EvaluateComputation(const HloComputation& computation,
+                                            absl::Span<const Literal> arguments) {
+  std::vector<const Literal*> args;
+  args.reserve(arguments.size());
+  for (const Literal& argument : arguments) args.push_back(&argument);
+  evaluator_internal::ComputationRunner runner(computation);
+  return runner.Run(args);
+}
+
+absl::StatusOr<Literal> EvaluateModule(const HloModule& module,
+                                       absl::Span<const Literal> arguments) {
+  if (module.entry_computation() == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("module ", module.name(), " has no entry computation"));
+  }
+  return EvaluateComputation(*module.entry_computation(), arguments);
+}
+
+}  // namespace tessera

@@ -1,0 +1,149 @@
+#include "tools/run_command.h"
+
+#include <filesystem>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "hlo/evaluator/hlo_evaluator.h"
+#include "hlo/ir/npy.h"
+#include "hlo/ir/random_literal.h"
+#include "hlo/ir/status_macros.h"
+#include "tools/command_line.h"
+#include "tools/module_io.h"
+
+namespace tessera {
+namespace {
+
+const std::vector<FlagSpec>& RunFlags() {
+  static const auto* flags = new std::vector<FlagSpec>{
+      {"backend", true, false, "where to run: interpreter (the reference evaluator)"},
+      {"input", true, true, "an argument as a .npy file; repeat in parameter order"},
+      {"random_inputs", false, false, "use seeded random arguments (the default with no --input)"},
+      {"seed", true, false, "seed for --random_inputs (default 0)"},
+      {"output_dir", true, false, "write output_<i>.npy for every leaf of the result"},
+      {"print", false, false, "print the results (the default without --output_dir)"},
+  };
+  return *flags;
+}
+
+std::string ParameterLabel(const HloInstruction& parameter) {
+  return absl::StrCat("parameter ", parameter.parameter_number(), " (", parameter.name(), ")");
+}
+
+// Short form of a result for the terminal: full up to 64 elements.
+std::string Summarize(const Literal& literal) {
+  if (literal.shape().IsArray() && literal.element_count() > 64) {
+    return absl::StrCat(literal.shape().ToString(), " (", literal.element_count(),
+                        " elements; use --output_dir to get them all)");
+  }
+  return literal.ToString();
+}
+
+}  // namespace
+
+std::string RunUsage() {
+  return absl::StrCat(
+      "usage: tessera run MODULE [--backend=interpreter] [--input=FILE.npy ...]\n"
+      "                  [--random_inputs --seed=N] [--output_dir=DIR] [--print]\n"
+      "Runs MODULE (HLO text or a binary HloModuleProto) on the given arguments, or\n"
+      "on seeded random ones, and prints its results or writes them as .npy files.\n",
+      FlagsHelp(RunFlags()));
+}
+
+absl::StatusOr<std::vector<Literal>> LoadArguments(const HloModule& module,
+                                                   const std::vector<std::string>& paths) {
+  const HloComputation& entry = *module.entry_computation();
+  if (static_cast<int64_t>(paths.size()) != entry.num_parameters()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "module ", module.name(), " takes ", entry.num_parameters(), " argument(s), got ",
+        paths.size(), " --input file(s)"));
+  }
+  std::vector<Literal> arguments;
+  for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+    const HloInstruction& parameter = *entry.parameter_instruction(i);
+    const Shape& want = parameter.shape();
+    if (!want.IsArray()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ParameterLabel(parameter), " has shape ", want.ToString(),
+          "; only array parameters can be read from .npy files"));
+    }
+    absl::StatusOr<Literal> literal = ReadNpyFileAs(paths[i], want.element_type());
+    if (!literal.ok()) {
+      return absl::Status(literal.status().code(),
+                          absl::StrCat(ParameterLabel(parameter), ": ", literal.status().message()));
+    }
+    if (literal->shape().dimensions() != want.dimensions()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ParameterLabel(parameter), " expects ", want.ToString(), ", got ",
+          literal->shape().ToString(), " from ", paths[i]));
+    }
+    if (want.has_layout()) literal->set_layout(want.layout());
+    arguments.push_back(*std::move(literal));
+  }
+  return arguments;
+}
+
+absl::StatusOr<std::vector<Literal>> RandomArguments(const HloModule& module, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Literal> arguments;
+  for (const HloInstruction* parameter : module.entry_computation()->parameter_instructions()) {
+    TS_ASSIGN_OR_RETURN(Literal literal, MakeRandomLiteral(parameter->shape(), rng));
+    arguments.push_back(std::move(literal));
+  }
+  return arguments;
+}
+
+absl::Status RunRunCommand(const std::vector<std::string>& args, std::ostream& out) {
+  TS_ASSIGN_OR_RETURN(CommandLine cl, CommandLine::Parse("run", args, RunFlags()));
+  if (cl.positional().size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tessera run: expected exactly one MODULE file, got ", cl.positional().size(), "\n",
+        RunUsage()));
+  }
+  const std::string backend = cl.Get("backend", "interpreter");
+  if (backend != "interpreter") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tessera run: unknown backend '", backend, "' (available: interpreter)"));
+  }
+  const std::vector<std::string>& inputs = cl.GetAll("input");
+  if (!inputs.empty() && cl.Has("random_inputs")) {
+    return absl::InvalidArgumentError(
+        "tessera run: give either --input files or --random_inputs, not both");
+  }
+  TS_ASSIGN_OR_RETURN(int64_t seed, cl.GetInt("seed", 0));
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(cl.positional()[0]));
+
+  std::vector<Literal> arguments;
+  const int64_t num_parameters = module->entry_computation()->num_parameters();
+  if (!inputs.empty() || num_parameters == 0) {
+    TS_ASSIGN_OR_RETURN(arguments, LoadArguments(*module, inputs));
+  } else {
+    TS_ASSIGN_OR_RETURN(arguments, RandomArguments(*module, static_cast<uint64_t>(seed)));
+    out << "note: no --input given; using random arguments (seed " << seed << ")\n";
+  }
+
+  TS_ASSIGN_OR_RETURN(Literal result, EvaluateModule(*module, arguments));
+  std::vector<const Literal*> leaves = result.Leaves();
+  if (cl.Has("output_dir")) {
+    const std::string dir = cl.Get("output_dir");
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    if (error) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("tessera run: cannot create --output_dir ", dir, ": ", error.message()));
+    }
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      if (!leaves[i]->shape().IsArray()) continue;  // tokens have no data
+      TS_RETURN_IF_ERROR(
+          WriteNpyFile(*leaves[i], absl::StrCat(dir, "/output_", i, ".npy")));
+    }
+  }
+  if (!cl.Has("output_dir") || cl.Has("print")) {
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      out << "output " << i << ": " << Summarize(*leaves[i]) << "\n";
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tessera

@@ -1,0 +1,116 @@
+#include "passes/simplify/hlo_dce.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "hlo/ir/status_macros.h"
+
+namespace tessera {
+namespace {
+
+// Whether running `computation` has an effect beyond its result.  Memoized:
+// computations are shared by many callers.
+class SideEffectOracle {
+ public:
+  bool Instruction(const HloInstruction& instruction) {
+    if (instruction.HasSideEffect()) return true;
+    for (const HloComputation* callee : instruction.called_computations()) {
+      if (Computation(*callee)) return true;
+    }
+    return false;
+  }
+
+ private:
+  bool Computation(const HloComputation& computation) {
+    if (auto it = memo_.find(&computation); it != memo_.end()) return it->second;
+    memo_[&computation] = false;  // call graphs are acyclic; this only bounds recursion
+    bool effect = false;
+    for (const HloInstruction* instruction : computation.instructions()) {
+      if (Instruction(*instruction)) {
+        effect = true;
+        break;
+      }
+    }
+    memo_[&computation] = effect;
+    return effect;
+  }
+
+  absl::flat_hash_map<const HloComputation*, bool> memo_;
+};
+
+bool IsDead(const HloInstruction& instruction, SideEffectOracle& effects) {
+  return instruction.user_count() == 0 && !instruction.IsRoot() &&
+         instruction.opcode() != HloOpcode::kParameter &&
+         instruction.control_successors().empty() && !effects.Instruction(instruction);
+}
+
+absl::StatusOr<bool> RemoveDeadInstructions(HloComputation* computation,
+                                            SideEffectOracle& effects) {
+  bool changed = false;
+  // Users come before their operands in reverse post-order, so one sweep
+  // removes whole dead chains.
+  std::vector<HloInstruction*> order = computation->MakeInstructionPostOrder();
+  std::reverse(order.begin(), order.end());
+  for (HloInstruction* instruction : order) {
+    if (!IsDead(*instruction, effects)) continue;
+    TS_RETURN_IF_ERROR(computation->RemoveInstruction(instruction));
+    changed = true;
+  }
+  return changed;
+}
+
+absl::StatusOr<bool> RemoveDeadComputations(HloModule* module) {
+  absl::flat_hash_set<const HloComputation*> live;
+  std::vector<const HloComputation*> worklist = {module->entry_computation()};
+  while (!worklist.empty()) {
+    const HloComputation* computation = worklist.back();
+    worklist.pop_back();
+    if (!live.insert(computation).second) continue;
+    for (const HloInstruction* instruction : computation->instructions()) {
+      for (const HloComputation* callee : instruction->called_computations()) {
+        worklist.push_back(callee);
+      }
+    }
+  }
+  // Callers before callees, so each removal leaves its callees uncalled.
+  std::vector<HloComputation*> order = module->MakeComputationPostOrder();
+  std::reverse(order.begin(), order.end());
+  bool changed = false;
+  for (HloComputation* computation : order) {
+    if (live.contains(computation)) continue;
+    TS_RETURN_IF_ERROR(module->RemoveComputation(computation));
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> HloDce::Run(HloModule* module) {
+  if (module->entry_computation() == nullptr) return false;
+  SideEffectOracle effects;
+  bool changed = false;
+  for (HloComputation* computation : module->MakeComputationPostOrder()) {
+    TS_ASSIGN_OR_RETURN(bool removed, RemoveDeadInstructions(computation, effects));
+    changed |= removed;
+  }
+  if (remove_dead_computations_) {
+    TS_ASSIGN_OR_RETURN(bool removed, RemoveDeadComputations(module));
+    changed |= removed;
+  }
+  if (changed && module->has_schedule()) {
+    // Keep the schedule valid: drop what was removed, keep the order.
+    HloSchedule& schedule = module->mutable_schedule();
+    for (HloComputation* computation : module->computations()) {
+      if (!schedule.HasSequence(computation)) continue;
+      std::vector<HloInstruction*> sequence = schedule.sequence(computation);
+      std::erase_if(sequence, [&](HloInstruction* i) { return !computation->Contains(i); });
+      schedule.SetSequence(computation, std::move(sequence));
+    }
+  }
+  return changed;
+}
+
+}  // namespace tessera

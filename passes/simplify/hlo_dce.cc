@@ -3,51 +3,21 @@
 #include <algorithm>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "hlo/analysis/side_effects.h"
 #include "hlo/ir/status_macros.h"
 
 namespace tessera {
 namespace {
 
-// Whether running `computation` has an effect beyond its result.  Memoized:
-// computations are shared by many callers.
-class SideEffectOracle {
- public:
-  bool Instruction(const HloInstruction& instruction) {
-    if (instruction.HasSideEffect()) return true;
-    for (const HloComputation* callee : instruction.called_computations()) {
-      if (Computation(*callee)) return true;
-    }
-    return false;
-  }
-
- private:
-  bool Computation(const HloComputation& computation) {
-    if (auto it = memo_.find(&computation); it != memo_.end()) return it->second;
-    memo_[&computation] = false;  // call graphs are acyclic; this only bounds recursion
-    bool effect = false;
-    for (const HloInstruction* instruction : computation.instructions()) {
-      if (Instruction(*instruction)) {
-        effect = true;
-        break;
-      }
-    }
-    memo_[&computation] = effect;
-    return effect;
-  }
-
-  absl::flat_hash_map<const HloComputation*, bool> memo_;
-};
-
-bool IsDead(const HloInstruction& instruction, SideEffectOracle& effects) {
+bool IsDead(const HloInstruction& instruction, SideEffectAnalysis& effects) {
   return instruction.user_count() == 0 && !instruction.IsRoot() &&
          instruction.opcode() != HloOpcode::kParameter &&
-         instruction.control_successors().empty() && !effects.Instruction(instruction);
+         instruction.control_successors().empty() && !effects.HasSideEffect(instruction);
 }
 
 absl::StatusOr<bool> RemoveDeadInstructions(HloComputation* computation,
-                                            SideEffectOracle& effects) {
+                                            SideEffectAnalysis& effects) {
   bool changed = false;
   // Users come before their operands in reverse post-order, so one sweep
   // removes whole dead chains.
@@ -90,7 +60,7 @@ absl::StatusOr<bool> RemoveDeadComputations(HloModule* module) {
 
 absl::StatusOr<bool> HloDce::Run(HloModule* module) {
   if (module->entry_computation() == nullptr) return false;
-  SideEffectOracle effects;
+  SideEffectAnalysis effects;
   bool changed = false;
   for (HloComputation* computation : module->MakeComputationPostOrder()) {
     TS_ASSIGN_OR_RETURN(bool removed, RemoveDeadInstructions(computation, effects));

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "tools/fmt_command.h"
+#include "tools/opt_command.h"
 #include "tools/run_command.h"
 
 namespace {
@@ -15,6 +16,8 @@ constexpr char kUsage[] =
     "  run MODULE [--input=F.npy ...] [--output_dir=DIR] [--print] [--seed=N]\n"
     "                                           run a module on the reference evaluator\n"
     "  fmt MODULE [--to=text|proto] [-o FILE]   parse, verify and re-print a module\n"
+    "  opt MODULE [--passes=a,b | --pipeline=simplify] [--dump_dir=DIR] [--stats]\n"
+    "                                           optimize a module and print it\n"
     "  help [command]                           this text, or a command's flags\n"
     "\n"
     "MODULE is HLO text or a binary HloModuleProto; the format is detected from content.\n";
@@ -31,6 +34,8 @@ int main(int argc, char** argv) {
   if (command == "help" || command == "--help" || command == "-h") {
     if (!args.empty() && args[0] == "fmt") {
       std::cout << tessera::FmtUsage();
+    } else if (!args.empty() && args[0] == "opt") {
+      std::cout << tessera::OptUsage();
     } else if (!args.empty() && args[0] == "run") {
       std::cout << tessera::RunUsage();
     } else {
@@ -41,6 +46,8 @@ int main(int argc, char** argv) {
   absl::Status status;
   if (command == "fmt") {
     status = tessera::RunFmtCommand(args, std::cout);
+  } else if (command == "opt") {
+    status = tessera::RunOptCommand(args, std::cout, std::cerr);
   } else if (command == "run") {
     status = tessera::RunRunCommand(args, std::cout);
   } else {

@@ -1,0 +1,62 @@
+#include "passes/pass_registry.h"
+
+#include <functional>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "passes/simplify/call_inliner.h"
+#include "passes/simplify/constant_folding.h"
+#include "passes/simplify/hlo_cse.h"
+#include "passes/simplify/hlo_dce.h"
+#include "passes/simplify/operator_sinking.h"
+#include "passes/simplify/simplify_pipeline.h"
+#include "passes/simplify/tuple_simplifier.h"
+#include "passes/simplify/zero_sized_elimination.h"
+
+namespace tessera {
+namespace {
+
+using PassFactory = std::function<std::unique_ptr<HloPass>()>;
+
+template <typename Pass>
+std::pair<const std::string, PassFactory> Entry() {
+  return {std::string(Pass().name()), [] { return std::make_unique<Pass>(); }};
+}
+
+const std::map<std::string, PassFactory>& Passes() {
+  static const auto* passes = new std::map<std::string, PassFactory>{
+      Entry<CallInliner>(),      Entry<ConstantFolding>(),      Entry<HloCse>(),
+      Entry<HloDce>(),           Entry<OperatorSinking>(),      Entry<TupleSimplifier>(),
+      Entry<ZeroSizedElimination>(),
+  };
+  return *passes;
+}
+
+}  // namespace
+
+std::vector<std::string> RegisteredPassNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, factory] : Passes()) names.push_back(name);
+  return names;
+}
+
+absl::StatusOr<std::unique_ptr<HloPass>> MakePassByName(absl::string_view name) {
+  auto it = Passes().find(std::string(name));
+  if (it == Passes().end()) {
+    return absl::NotFoundError(absl::StrCat("unknown pass '", name, "' (known: ",
+                                            absl::StrJoin(RegisteredPassNames(), ", "), ")"));
+  }
+  return it->second();
+}
+
+std::vector<std::string> RegisteredPipelineNames() { return {"simplify"}; }
+
+absl::StatusOr<std::unique_ptr<PassPipeline>> MakePipelineByName(
+    absl::string_view name, const PassPipelineOptions& options) {
+  if (name == "simplify") return MakeSimplifyPipeline({}, options);
+  return absl::NotFoundError(absl::StrCat("unknown pipeline '", name, "' (known: ",
+                                          absl::StrJoin(RegisteredPipelineNames(), ", "), ")"));
+}
+
+}  // namespace tessera

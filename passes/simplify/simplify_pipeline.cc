@@ -1,0 +1,27 @@
+#include "passes/simplify/simplify_pipeline.h"
+
+#include "passes/simplify/call_inliner.h"
+#include "passes/simplify/constant_folding.h"
+#include "passes/simplify/hlo_cse.h"
+#include "passes/simplify/hlo_dce.h"
+#include "passes/simplify/operator_sinking.h"
+#include "passes/simplify/tuple_simplifier.h"
+#include "passes/simplify/zero_sized_elimination.h"
+
+namespace tessera {
+
+std::unique_ptr<PassPipeline> MakeSimplifyPipeline(const SimplifyOptions& options,
+                                                   const PassPipelineOptions& pipeline_options) {
+  auto pipeline = std::make_unique<PassPipeline>("simplify", pipeline_options);
+  pipeline->AddPass<CallInliner>();
+  PassPipeline& loop = pipeline->AddFixedPoint("simplify-fixed-point", options.max_iterations);
+  loop.AddPass<ZeroSizedElimination>();
+  loop.AddPass<OperatorSinking>();
+  loop.AddPass<ConstantFolding>();
+  loop.AddPass<TupleSimplifier>();
+  loop.AddPass<HloCse>();
+  loop.AddPass<HloDce>();
+  return pipeline;
+}
+
+}  // namespace tessera

@@ -1,0 +1,88 @@
+#include "tools/opt_command.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "hlo/analysis/hlo_verifier.h"
+#include "hlo/ir/status_macros.h"
+#include "hlo/parser/hlo_printer.h"
+#include "passes/pass_registry.h"
+#include "tools/command_line.h"
+#include "tools/module_io.h"
+
+namespace tessera {
+namespace {
+
+const std::vector<FlagSpec>& OptFlags() {
+  static const auto* flags = new std::vector<FlagSpec>{
+      {"passes", true, false, "comma-separated passes to run in order"},
+      {"pipeline", true, false, "a named pipeline (default: simplify)"},
+      {"dump_dir", true, false, "write the module before the pipeline and after every pass "
+                                "that changed it, as NNNN.<module>.<pipeline>.<pass>.hlo"},
+      {"dump_pass_re", true, false, "only dump after passes whose name matches this regex"},
+      {"stats", false, false, "print each pass's time, whether it changed the module, and "
+                              "instruction counts (to standard error)"},
+      {"verify_each", false, false, "run the verifier after every pass that changed the module"},
+      {"o", true, false, "write the module to FILE instead of standard output"},
+  };
+  return *flags;
+}
+
+}  // namespace
+
+std::string OptUsage() {
+  return absl::StrCat(
+      "usage: tessera opt MODULE [--passes=a,b,c | --pipeline=NAME] [--dump_dir=DIR]\n"
+      "                  [--dump_pass_re=RE] [--stats] [--verify_each] [-o FILE]\n"
+      "Runs optimization passes over MODULE and prints the result as HLO text.\n"
+      "pipelines: ", absl::StrJoin(RegisteredPipelineNames(), ", "), "\n",
+      "passes: ", absl::StrJoin(RegisteredPassNames(), ", "), "\n",
+      FlagsHelp(OptFlags()));
+}
+
+absl::Status RunOptCommand(const std::vector<std::string>& args, std::ostream& out,
+                           std::ostream& err) {
+  TS_ASSIGN_OR_RETURN(CommandLine cl, CommandLine::Parse("opt", args, OptFlags()));
+  if (cl.positional().size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tessera opt: expected exactly one MODULE file, got ", cl.positional().size(), "\n",
+        OptUsage()));
+  }
+  if (cl.Has("passes") && cl.Has("pipeline")) {
+    return absl::InvalidArgumentError("tessera opt: give --passes or --pipeline, not both");
+  }
+  PassPipelineOptions options;
+  options.dump_dir = cl.Get("dump_dir");
+  options.dump_pass_re = cl.Get("dump_pass_re");
+  if (cl.Has("verify_each")) options.verify = true;
+
+  std::unique_ptr<PassPipeline> pipeline;
+  if (cl.Has("passes")) {
+    pipeline = std::make_unique<PassPipeline>("opt", options);
+    for (absl::string_view name : absl::StrSplit(cl.Get("passes"), ',', absl::SkipEmpty())) {
+      absl::StatusOr<std::unique_ptr<HloPass>> pass = MakePassByName(name);
+      if (!pass.ok()) return absl::InvalidArgumentError(absl::StrCat("tessera opt: ", pass.status().message()));
+      pipeline->AddPass(*std::move(pass));
+    }
+  } else {
+    absl::StatusOr<std::unique_ptr<PassPipeline>> named =
+        MakePipelineByName(cl.Get("pipeline", "simplify"), options);
+    if (!named.ok()) return absl::InvalidArgumentError(absl::StrCat("tessera opt: ", named.status().message()));
+    pipeline = *std::move(named);
+  }
+
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(cl.positional()[0]));
+  TS_RETURN_IF_ERROR(pipeline->Run(module.get()).status());
+  // Whatever the options, the result a user gets is checked.
+  if (absl::Status status = VerifyHloModule(*module); !status.ok()) {
+    return absl::InternalError(
+        absl::StrCat("tessera opt: the optimized module does not verify: ", status.message()));
+  }
+  if (cl.Has("stats")) err << pipeline->stats().ToString();
+  const std::string text = PrintHloModule(*module);
+  if (cl.Has("o")) return WriteStringToFile(cl.Get("o"), text);
+  out << text;
+  return absl::OkStatus();
+}
+
+}  // namespace tessera

@@ -64,40 +64,61 @@ absl::StatusOr<Literal> BitcastConvert(const HloInstruction& hlo, const Literal&
   return out;
 }
 
-// XLA's ReducePrecision on the bits of an F32 or F64: round the mantissa to
-// nearest even, then flush exponents out of range to zero (denormals too)
-// or infinity.  A NaN stays the same NaN (as on XLA's CPU backend, even
-// with no mantissa bits left; XLA's own evaluator makes those +inf).
-template <typename F>
-F ReducePrecisionValue(F value, int exponent_bits, int mantissa_bits) {
-  using U = std::conditional_t<sizeof(F) == 4, uint32_t, uint64_t>;
-  constexpr int kSrcMantissa = std::numeric_limits<F>::digits - 1;
-  constexpr int kSrcExponent = 8 * sizeof(F) - kSrcMantissa - 1;
-  U bits = std::bit_cast<U>(value);
+// XLA's reduce-precision on the bits of a value of `kSrcMantissa`
+// mantissa and `kSrcExponent` exponent bits (the element type's own width,
+// as XLA's CPU backend does it, so f16/bf16 denormals are kept when the
+// exponent is not narrowed): round the mantissa to nearest even, then
+// flush exponents out of range to zero (denormals too) or infinity.  A NaN
+// stays the same NaN while mantissa bits are left, and becomes +inf when
+// none are.
+template <typename U, int kSrcMantissa, int kSrcExponent>
+U ReducePrecisionBits(U bits, int exponent_bits, int mantissa_bits) {
+  constexpr int kWidth = 8 * sizeof(U);
+  static_assert(kSrcMantissa + kSrcExponent + 1 == kWidth);
+  const U sign_bit_mask = U(U{1} << (kWidth - 1));
+  const U exp_bits_mask = U(((U{1} << kSrcExponent) - 1) << kSrcMantissa);
+  const bool is_nan = U(bits & U(~sign_bit_mask)) > exp_bits_mask;
+  const U original = bits;
   if (mantissa_bits < kSrcMantissa) {
     const int shift = kSrcMantissa - mantissa_bits;
-    const U last_mantissa_bit_mask = U{1} << shift;
-    const U base_rounding_bias = (last_mantissa_bit_mask >> 1) - 1;
-    const U x_last_mantissa_bit = (bits & last_mantissa_bit_mask) >> shift;
-    const U truncation_mask = ~(last_mantissa_bit_mask - 1);
-    bits = (bits + x_last_mantissa_bit + base_rounding_bias) & truncation_mask;
+    const U last_mantissa_bit_mask = U(U{1} << shift);
+    const U base_rounding_bias = U((last_mantissa_bit_mask >> 1) - 1);
+    const U x_last_mantissa_bit = U((bits & last_mantissa_bit_mask) >> shift);
+    const U truncation_mask = U(~U(last_mantissa_bit_mask - 1));
+    bits = U(U(bits + x_last_mantissa_bit + base_rounding_bias) & truncation_mask);
   }
   if (exponent_bits < kSrcExponent) {
-    const U sign_bit_mask = U{1} << (8 * sizeof(F) - 1);
-    const U exp_bits_mask = ((U{1} << kSrcExponent) - 1) << kSrcMantissa;
-    const U exponent_bias = (U{1} << (kSrcExponent - 1)) - 1;
-    const U reduced_exponent_bias = (U{1} << (exponent_bits - 1)) - 1;
-    const U reduced_max_exponent = exponent_bias + reduced_exponent_bias;
-    const U reduced_min_exponent = exponent_bias - reduced_exponent_bias;
-    const U x_exponent = bits & exp_bits_mask;
-    const bool overflows = x_exponent > (reduced_max_exponent << kSrcMantissa);
-    const bool underflows = x_exponent <= (reduced_min_exponent << kSrcMantissa);
-    const U signed_zero = bits & sign_bit_mask;
-    if (overflows) bits = signed_zero | exp_bits_mask;
+    const U exponent_bias = U((U{1} << (kSrcExponent - 1)) - 1);
+    const U reduced_exponent_bias = U((U{1} << (exponent_bits - 1)) - 1);
+    const U reduced_max_exponent = U(exponent_bias + reduced_exponent_bias);
+    const U reduced_min_exponent = U(exponent_bias - reduced_exponent_bias);
+    const U x_exponent = U(bits & exp_bits_mask);
+    const bool overflows = x_exponent > U(reduced_max_exponent << kSrcMantissa);
+    const bool underflows = x_exponent <= U(reduced_min_exponent << kSrcMantissa);
+    const U signed_zero = U(bits & sign_bit_mask);
+    if (overflows) bits = U(signed_zero | exp_bits_mask);
     if (underflows) bits = signed_zero;
   }
-  if (std::isnan(value)) return value;
-  return std::bit_cast<F>(bits);
+  if (is_nan) return mantissa_bits > 0 ? original : exp_bits_mask;  // +inf
+  return bits;
+}
+
+template <typename T>
+T ReducePrecisionValue(T value, int exponent_bits, int mantissa_bits) {
+  if constexpr (std::is_same_v<T, half>) {
+    return half::FromBits(ReducePrecisionBits<uint16_t, 10, 5>(value.bits, exponent_bits,
+                                                              mantissa_bits));
+  } else if constexpr (std::is_same_v<T, bfloat16>) {
+    return bfloat16::FromBits(ReducePrecisionBits<uint16_t, 7, 8>(value.bits, exponent_bits,
+                                                                 mantissa_bits));
+  } else if constexpr (std::is_same_v<T, float>) {
+    return std::bit_cast<float>(ReducePrecisionBits<uint32_t, 23, 8>(
+        std::bit_cast<uint32_t>(value), exponent_bits, mantissa_bits));
+  } else {
+    static_assert(std::is_same_v<T, double>);
+    return std::bit_cast<double>(ReducePrecisionBits<uint64_t, 52, 11>(
+        std::bit_cast<uint64_t>(value), exponent_bits, mantissa_bits));
+  }
 }
 
 absl::StatusOr<Literal> ReducePrecision(const HloInstruction& hlo, const Literal& operand) {
@@ -121,7 +142,7 @@ absl::StatusOr<Literal> ReducePrecision(const HloInstruction& hlo, const Literal
       auto src = operand.data<T>();
       auto dst = out.data<T>();
       for (size_t i = 0; i < src.size(); ++i) {
-        dst[i] = FromCompute<T>(ReducePrecisionValue(ToCompute(src[i]), exponent_bits, mantissa_bits));
+        dst[i] = ReducePrecisionValue<T>(src[i], exponent_bits, mantissa_bits);
       }
     }
   });

@@ -88,11 +88,12 @@ TEST(EvaluatorConvertTest, ReducePrecision) {
   EXPECT_EVAL(EvaluateRoot("f32[4] reduce-precision(p0), exponent_bits=5, mantissa_bits=10",
                            {L("f32[4]", "{1e-5, -70000, 1.0009765625, 1.00048828125}")}),
               L("f32[4]", "{0, -inf, 1.0009765625, 1}"));
-  // With no mantissa bits NaN stays NaN (as XLA's CPU backend does), and
-  // ties go to the even exponent: 1.5 -> 2 (exponent 128), 3 -> 2.
-  EXPECT_EVAL(EvaluateRoot("f32[4] reduce-precision(p0), exponent_bits=8, mantissa_bits=0",
-                           {L("f32[4]", "{nan, 1.5, 3, 1e-5}")}),
-              L("f32[4]", "{nan, 2, 2, 7.62939453125e-06}"));
+  // With no mantissa bits a NaN cannot be represented and becomes +inf
+  // whatever its sign (XLA's CPU backend and evaluator), and ties go to the
+  // even exponent: 1.5 -> 2 (exponent 128), 3 -> 2.
+  EXPECT_EVAL(EvaluateRoot("f32[5] reduce-precision(p0), exponent_bits=8, mantissa_bits=0",
+                           {L("f32[5]", "{nan, -nan, 1.5, 3, 1e-5}")}),
+              L("f32[5]", "{inf, inf, 2, 2, 7.62939453125e-06}"));
   EXPECT_EVAL(EvaluateRoot("f64[2] reduce-precision(p0), exponent_bits=8, mantissa_bits=23",
                            {L("f64[2]", "{0.1, 1e300}")}),
               L("f64[2]", "{0.100000001490116119384765625, inf}"));
@@ -120,6 +121,86 @@ TEST(EvaluatorConvertTest, ComplexRealImag) {
   EXPECT_EVAL(EvaluateRoot("f32[2] imag(p0)", {L("f32[2]", "{1, 2}")}), L("f32[2]", "{0, 0}"));
   EXPECT_EVAL(EvaluateRoot("c64[2] convert(p0)", {L("f32[2]", "{1, 2}")}),
               L("c64[2]", "{(1, 0), (2, 0)}"));
+}
+
+TEST(EvaluatorConvertTest, FloatToWideIntegersSaturate) {
+  // 2^63 and above saturate to INT64_MAX; 2^62 converts exactly.
+  EXPECT_EVAL(EvaluateRoot("s64[5] convert(p0)", {L("f32[5]", "{9.3e18, -9.3e18, nan, 4.611686e18, -inf}")}),
+              L("s64[5]", "{9223372036854775807, -9223372036854775808, 0, 4611686018427387904, "
+                          "-9223372036854775808}"));
+  EXPECT_EVAL(EvaluateRoot("u64[4] convert(p0)", {L("f64[4]", "{1.8e19, 2e19, -1, nan}")}),
+              L("u64[4]", "{18000000000000000000, 18446744073709551615, 0, 0}"));
+  // The largest f32 below 2^31 converts exactly; 2^31 saturates.
+  EXPECT_EVAL(EvaluateRoot("s32[2] convert(p0)", {L("f32[2]", "{2147483520, 2147483648}")}),
+              L("s32[2]", "{2147483520, 2147483647}"));
+  EXPECT_EVAL(EvaluateRoot("s8[3] convert(p0)", {L("f16[3]", "{300, -300, 1.5}")}), L("s8[3]", "{127, -128, 1}"));
+  // bf16 70000 is 70144; it saturates u16.
+  EXPECT_EVAL(EvaluateRoot("u16[3] convert(p0)", {L("bf16[3]", "{-1, 70000, nan}")}), L("u16[3]", "{0, 65535, 0}"));
+}
+
+TEST(EvaluatorConvertTest, IntegersToFloatsRound) {
+  // 65520 is halfway between f16's 65504 and 2^16: ties to even overflow.
+  EXPECT_EVAL(EvaluateRoot("f16[3] convert(p0)", {L("s32[3]", "{65520, 65519, -70000}")}),
+              L("f16[3]", "{inf, 65504, -inf}"));
+  EXPECT_EVAL(EvaluateRoot("f32[2] convert(p0)", {L("u32[2]", "{4294967295, 16777219}")}),
+              L("f32[2]", "{4294967296, 16777220}"));
+  EXPECT_EVAL(EvaluateRoot("f64[2] convert(p0)", {L("s64[2]", "{9007199254740993, -9223372036854775808}")}),
+              L("f64[2]", "{9007199254740992, -9223372036854775808}"));
+  EXPECT_EVAL(EvaluateRoot("bf16[2] convert(p0)", {L("s32[2]", "{257, 259}")}), L("bf16[2]", "{256, 260}"));
+  EXPECT_EVAL(EvaluateRoot("s32[2] convert(p0)", {L("pred[2]", "{1, 0}")}), L("s32[2]", "{1, 0}"));
+}
+
+TEST(EvaluatorConvertTest, FloatToFloat) {
+  EXPECT_EVAL(EvaluateRoot("f32[4] convert(p0)", {L("f64[4]", "{1e300, -1e-50, 0.1, -nan}")}),
+              L("f32[4]", "{inf, -0, 0.1, -nan}"));
+  EXPECT_EVAL(EvaluateRoot("f64[2] convert(p0)", {L("f16[2]", "{5.96046448e-08, -65504}")}),
+              L("f64[2]", "{5.9604644775390625e-08, -65504}"));
+  // f16 -> bf16 goes through the exact value: 2049 is not an f16 value,
+  // 2048 + 1/1024 rounds to bf16's 2048.
+  EXPECT_EVAL(EvaluateRoot("bf16[2] convert(p0)", {L("f16[2]", "{2050, 0.0999755859375}")}),
+              L("bf16[2]", "{2048, 0.10009765625}"));
+}
+
+TEST(EvaluatorConvertTest, ComplexConversions) {
+  // complex -> real keeps the real part (then converts it).
+  EXPECT_EVAL(EvaluateRoot("f32[2] convert(p0)", {L("c64[2]", "{(1.5, 2), (-0, 7)}")}), L("f32[2]", "{1.5, -0}"));
+  EXPECT_EVAL(EvaluateRoot("s32[2] convert(p0)", {L("c64[2]", "{(2.7, 9), (-3e10, 0)}")}),
+              L("s32[2]", "{2, -2147483648}"));
+  EXPECT_EVAL(EvaluateRoot("c128[2] convert(p0)", {L("c64[2]", "{(1.5, -2), (0.1, 0)}")}),
+              L("c128[2]", "{(1.5, -2), (0.10000000149011612, 0)}"));
+  EXPECT_EVAL(EvaluateRoot("c64[2] convert(p0)", {L("s32[2]", "{-3, 16777217}")}),
+              L("c64[2]", "{(-3, 0), (16777216, 0)}"));
+}
+
+TEST(EvaluatorConvertTest, BitcastConvertKeepsEveryBit) {
+  EXPECT_EVAL(EvaluateRoot("s32[3] bitcast-convert(p0)", {L("f32[3]", "{nan, -nan, -inf}")}),
+              L("s32[3]", "{2143289344, -4194304, -8388608}"));
+  EXPECT_EVAL(EvaluateRoot("f32[2] bitcast-convert(p0)", {L("s32[2]", "{1, 2139095041}")}),
+              L("f32[2]", "{1.40129846e-45, nan(0x1)}"));
+  EXPECT_EVAL(EvaluateRoot("s32[2,2] bitcast-convert(p0)", {L("f64[2]", "{1, -2}")}),
+              L("s32[2,2]", "{ { 0, 1072693248 }, { 0, -1073741824 } }"));
+  EXPECT_EVAL(EvaluateRoot("f16[2] bitcast-convert(p0)", {L("s16[2]", "{31744, -1024}")}),
+              L("f16[2]", "{inf, -inf}"));
+  EXPECT_EVAL(EvaluateRoot("u8[0,4] bitcast-convert(p0)", {L("f32[0]", "{}")}), L("u8[0,4]", "{}"));
+}
+
+TEST(EvaluatorConvertTest, ReducePrecisionOnSixteenBitTypesUsesTheirOwnBits) {
+  // An f16 subnormal (0x0180 = 3 * 2^-17) keeps its place when the exponent
+  // is not narrowed; rounding to 2 mantissa bits happens on f16's bits:
+  // 0x0180 -> 0x0200 = 2^-15.  Through f32 it would flush to zero.
+  EXPECT_EVAL(EvaluateRoot("f16[3] reduce-precision(p0), exponent_bits=5, mantissa_bits=2",
+                           {L("f16[3]", "{2.288818359375e-05, 5.96046448e-08, 1.375}")}),
+              L("f16[3]", "{3.0517578125e-05, 0, 1.5}"));
+  EXPECT_EVAL(EvaluateRoot("f16[2] reduce-precision(p0), exponent_bits=5, mantissa_bits=10",
+                           {L("f16[2]", "{5.96046448e-08, nan}")}),
+              L("f16[2]", "{5.96046448e-08, nan}"));
+  // Narrowing bf16's exponent to f16's range: 1e5 overflows, 1e-5 flushes.
+  EXPECT_EVAL(EvaluateRoot("bf16[3] reduce-precision(p0), exponent_bits=5, mantissa_bits=7",
+                           {L("bf16[3]", "{1e5, -1e-5, 2}")}),
+              L("bf16[3]", "{inf, -0, 2}"));
+  EXPECT_EVAL(EvaluateRoot("bf16[2] reduce-precision(p0), exponent_bits=8, mantissa_bits=0",
+                           {L("bf16[2]", "{-nan, 3}")}),
+              L("bf16[2]", "{inf, 2}"));
 }
 
 }  // namespace

@@ -130,6 +130,53 @@ TEST(EvaluatorConvolutionTest, IntegerAndMixedTypes) {
               L("s32[1,2,1]", "{ { {20000}, {0} } }"));
 }
 
+TEST(EvaluatorDotTest, PrecisionConfigIsAcceptedAndBf16RoundsOnce) {
+  EXPECT_EVAL(EvaluateRoot("f32[1,1] dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
+                           "operand_precision={highest,default}",
+                           {L("f32[1,2]", "{ { 1.5, 2 } }"), L("f32[2,1]", "{ {2}, {0.25} }")}),
+              L("f32[1,1]", "{ {3.5} }"));
+  // 256 + 1 + 1 in bf16 steps would stay 256; summed wider it is 258.
+  EXPECT_EVAL(EvaluateRoot("bf16[] dot(p0, p1), lhs_contracting_dims={0}, rhs_contracting_dims={0}",
+                           {L("bf16[3]", "{256, 1, 1}"), L("bf16[3]", "{1, 1, 1}")}),
+              L("bf16[]", "258"));
+  // NaN and inf propagate through the sum.
+  EXPECT_EVAL(EvaluateRoot("f32[2] dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+                           {L("f32[2,2]", "{ { inf, 1 }, { inf, 0 } }"), L("f32[2]", "{1, -inf}")}),
+              L("f32[2]", "{nan, nan}"));
+  // u8 operands into a u32 result do not wrap at 8 bits.
+  EXPECT_EVAL(EvaluateRoot("u32[] dot(p0, p1), lhs_contracting_dims={0}, rhs_contracting_dims={0}",
+                           {L("u8[2]", "{255, 255}"), L("u8[2]", "{255, 1}")}),
+              L("u32[]", "65280"));
+}
+
+TEST(EvaluatorConvolutionTest, NegativePaddingAndOutputLayoutLabels) {
+  // pad=-1_0 drops the first input element: out[o] = x[o+1] + 10 x[o+2].
+  EXPECT_EVAL(EvaluateRoot("f32[1,2,1] convolution(p0, p1), window={size=2 pad=-1_0}, dim_labels=b0f_0io->b0f",
+                           {L("f32[1,4,1]", "{ { {1}, {2}, {3}, {4} } }"), L("f32[2,1,1]", "{ { {1} }, { {10} } }")}),
+              L("f32[1,2,1]", "{ { {32}, {43} } }"));
+  // The output written feature-major: out[o][x][b].
+  EXPECT_EVAL(EvaluateRoot("f32[2,2,1] convolution(p0, p1), window={size=2}, dim_labels=b0f_0io->f0b",
+                           {L("f32[1,3,1]", "{ { {1}, {2}, {3} } }"),
+                            L("f32[2,1,2]", "{ { {1, 10} }, { {100, 1000} } }")}),
+              L("f32[2,2,1]", "{ { {201}, {302} }, { {2010}, {3020} } }"));
+}
+
+TEST(EvaluatorConvolutionTest, BatchGroupsSplitTheBatchIntoContiguousBlocks) {
+  // Four batch elements in two groups of two: output feature 0 reads
+  // batches 0 and 1, output feature 1 batches 2 and 3.
+  EXPECT_EVAL(EvaluateRoot("f32[2,1,2] convolution(p0, p1), window={size=1}, dim_labels=b0f_0io->b0f, "
+                           "batch_group_count=2",
+                           {L("f32[4,1,1]", "{ { {1} }, { {2} }, { {3} }, { {4} } }"),
+                            L("f32[1,1,2]", "{ { {10, 100} } }")}),
+              L("f32[2,1,2]", "{ { {10, 300} }, { {20, 400} } }"));
+  // Depthwise: two input features, feature_group_count=2, two outputs per
+  // group.
+  EXPECT_EVAL(EvaluateRoot("f32[1,1,4] convolution(p0, p1), window={size=1}, dim_labels=b0f_0io->b0f, "
+                           "feature_group_count=2",
+                           {L("f32[1,1,2]", "{ { {3, 5} } }"), L("f32[1,1,4]", "{ { {1, 2, 10, 20} } }")}),
+              L("f32[1,1,4]", "{ { {3, 6, 50, 100} } }"));
+}
+
 }  // namespace
 }  // namespace evaluator_test
 }  // namespace tessera

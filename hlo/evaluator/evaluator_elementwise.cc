@@ -9,7 +9,7 @@
 //  - maximum/minimum propagate NaN and order -0 < +0 (IEEE 754-2019, as
 //    XLA's CPU backend does);
 //  - integer power squares and multiplies (wrapping); a negative exponent
-//    gives 0 unless the base is 1 or -1;
+//    gives 1 for a base of 1 and 0 otherwise (-1 included), as XLA does;
 //  - F16/BF16 compute in float and round once to the 16-bit type;
 //  - compare is IEEE by default; TOTALORDER orders
 //    -NaN < -inf < ... < -0 < +0 < ... < inf < NaN.
@@ -103,14 +103,13 @@ T IntRemainder(T a, T b) {
   return static_cast<T>(a % b);
 }
 
+// Integer power, as XLA's evaluator and CPU backend compute it: squaring
+// and multiplying with wraparound; a negative exponent gives 1 for a base
+// of 1 and 0 otherwise (also for a base of -1).
 template <typename T>
 T IntPower(T base, T exponent) {
   if constexpr (std::is_signed_v<T>) {
-    if (exponent < 0) {
-      if (base == 1) return 1;
-      if (base == -1) return (exponent & 1) ? static_cast<T>(-1) : static_cast<T>(1);
-      return 0;
-    }
+    if (exponent < 0) return base == 1 ? T{1} : T{0};
   }
   uint64_t result = 1;
   uint64_t b = static_cast<uint64_t>(base);
@@ -178,6 +177,31 @@ C ComplexPower(C a, C b) {
   }
   (void)sizeof(R);
   return std::pow(a, b);
+}
+
+// exp(z) - 1 without the cancellation of computing exp(z) first:
+// (e^a cos b - 1) + i e^a sin b, with e^a cos b - 1 = expm1(a) cos b -
+// 2 sin^2(b/2).
+template <typename C>
+C ComplexExpm1(C z) {
+  using R = typename C::value_type;
+  const R a = z.real(), b = z.imag();
+  const R half_sin = std::sin(b / 2);
+  return C(std::expm1(a) * std::cos(b) - 2 * half_sin * half_sin, std::exp(a) * std::sin(b));
+}
+
+// log(1 + z) keeping precision for small z: the real part is
+// log|1 + z| = log1p(2a + a^2 + b^2) / 2.
+template <typename C>
+C ComplexLog1p(C z) {
+  using R = typename C::value_type;
+  const R a = z.real(), b = z.imag();
+  const R one_plus_a = a + 1;
+  const R magnitude = std::hypot(one_plus_a, b);
+  const R real = magnitude < R(0.5) || magnitude > R(2)
+                     ? std::log(magnitude)
+                     : std::log1p(a * (2 + a) + b * b) / 2;
+  return C(real, std::atan2(b, one_plus_a));
 }
 
 // ---------------------------------------------------------------------------
@@ -278,6 +302,8 @@ absl::Status Unary(const HloInstruction& hlo, const Literal& in, Literal* out) {
       case HloOpcode::kTanh: map([](T x) { return std::tanh(x); }); break;
       case HloOpcode::kExp: map([](T x) { return std::exp(x); }); break;
       case HloOpcode::kLog: map([](T x) { return std::log(x); }); break;
+      case HloOpcode::kExpm1: map(ComplexExpm1<T>); break;
+      case HloOpcode::kLog1p: map(ComplexLog1p<T>); break;
       case HloOpcode::kLogistic: map([](T x) { return T(1) / (T(1) + std::exp(-x)); }); break;
       case HloOpcode::kSqrt: map([](T x) { return std::sqrt(x); }); break;
       case HloOpcode::kRsqrt: map([](T x) { return T(1) / std::sqrt(x); }); break;

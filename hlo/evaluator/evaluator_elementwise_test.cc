@@ -164,10 +164,12 @@ TEST(EvaluatorElementwiseTest, SelectAndClamp) {
 }
 
 TEST(EvaluatorElementwiseTest, IntegerPower) {
+  // A negative exponent gives 1 for base 1 and 0 otherwise, -1 included (as
+  // XLA's evaluator and CPU backend); 2^32 wraps to 0.
   EXPECT_EVAL(EvaluateRoot("s32[9] power(p0, p1)",
                            {L("s32[9]", "{2, 3, -2, 1, -1, -1, 5, 0, 2}"),
                             L("s32[9]", "{10, 3, 3, -5, -3, -2, -1, 0, 32}")}),
-              L("s32[9]", "{1024, 27, -8, 1, -1, 1, 0, 1, 0}"));
+              L("s32[9]", "{1024, 27, -8, 1, 0, 0, 0, 1, 0}"));
   EXPECT_EVAL(EvaluateRoot("u8[2] power(p0, p1)", {L("u8[2]", "{3, 2}"), L("u8[2]", "{5, 8}")}),
               L("u8[2]", "{243, 0}"));
 }
@@ -313,6 +315,228 @@ TEST(EvaluatorElementwiseTest, TypeMismatchIsAnError) {
   EXPECT_NE(result.status().message().find("%r"), std::string::npos) << result.status();
   EXPECT_FALSE(EvaluateRoot("s32[2] sine(p0)", {L("s32[2]", "{1, 2}")}).ok());
   EXPECT_FALSE(EvaluateRoot("f32[3] add(p0, p1)", {L("f32[2]", "{1, 2}"), L("f32[2]", "{1, 2}")}).ok());
+}
+
+TEST(EvaluatorElementwiseTest, RoundingModes) {
+  // 0.49999997 is the largest f32 below 0.5; 8388609 = 2^23 + 1 is already
+  // integral.
+  const Literal x = L("f32[9]", "{0.5, -0.5, 1.5, 2.5, -2.5, 0.49999997, 8388609, -inf, nan}");
+  EXPECT_EVAL(EvaluateRoot("f32[9] round-nearest-afz(p0)", {x}),
+              L("f32[9]", "{1, -1, 2, 3, -3, 0, 8388609, -inf, nan}"));
+  EXPECT_EVAL(EvaluateRoot("f32[9] round-nearest-even(p0)", {x}),
+              L("f32[9]", "{0, -0, 2, 2, -2, 0, 8388609, -inf, nan}"));
+  EXPECT_EVAL(EvaluateRoot("f32[2] floor(p0)", {L("f32[2]", "{-0.5, -0}")}), L("f32[2]", "{-1, -0}"));
+  EXPECT_EVAL(EvaluateRoot("f32[2] ceil(p0)", {L("f32[2]", "{-0.5, 0.25}")}), L("f32[2]", "{-0, 1}"));
+  EXPECT_EVAL(EvaluateRoot("bf16[3] round-nearest-even(p0)", {L("bf16[3]", "{2.5, 3.5, -0.5}")}),
+              L("bf16[3]", "{2, 4, -0}"));
+  EXPECT_EVAL(EvaluateRoot("f16[3] round-nearest-afz(p0)", {L("f16[3]", "{2.5, 3.5, -0.5}")}),
+              L("f16[3]", "{3, 4, -1}"));
+  EXPECT_EVAL(EvaluateRoot("f64[2] round-nearest-even(p0)", {L("f64[2]", "{4503599627370497, -1.5}")}),
+              L("f64[2]", "{4503599627370497, -2}"));
+}
+
+TEST(EvaluatorElementwiseTest, ShiftsAtEveryWidth) {
+  EXPECT_EVAL(EvaluateRoot("s64[3] shift-left(p0, p1)",
+                           {L("s64[3]", "{1, 1, 3}"), L("s64[3]", "{63, 64, -1}")}),
+              L("s64[3]", "{-9223372036854775808, 0, 0}"));
+  EXPECT_EVAL(EvaluateRoot("s64[3] shift-right-arithmetic(p0, p1)",
+                           {L("s64[3]", "{-9223372036854775808, -9223372036854775808, 9223372036854775807}"),
+                            L("s64[3]", "{63, 64, 64}")}),
+              L("s64[3]", "{-1, -1, 0}"));
+  EXPECT_EVAL(EvaluateRoot("u64[3] shift-right-logical(p0, p1)",
+                           {L("u64[3]", "{18446744073709551615, 18446744073709551615, 1}"),
+                            L("u64[3]", "{1, 64, 18446744073709551615}")}),
+              L("u64[3]", "{9223372036854775807, 0, 0}"));
+  EXPECT_EVAL(EvaluateRoot("s8[4] shift-left(p0, p1)", {L("s8[4]", "{1, -1, 3, 1}"), L("s8[4]", "{7, 8, 1, -128}")}),
+              L("s8[4]", "{-128, 0, 6, 0}"));
+  EXPECT_EVAL(EvaluateRoot("s8[3] shift-right-logical(p0, p1)",
+                           {L("s8[3]", "{-128, -1, -1}"), L("s8[3]", "{7, 8, 100}")}),
+              L("s8[3]", "{1, 0, 0}"));
+  EXPECT_EVAL(EvaluateRoot("s16[3] shift-right-arithmetic(p0, p1)",
+                           {L("s16[3]", "{-32768, 64, -2}"), L("s16[3]", "{15, 100, 1}")}),
+              L("s16[3]", "{-1, 0, -1}"));
+  EXPECT_EVAL(EvaluateRoot("u32[2] shift-left(p0, p1)", {L("u32[2]", "{1, 1}"), L("u32[2]", "{31, 4294967295}")}),
+              L("u32[2]", "{2147483648, 0}"));
+}
+
+TEST(EvaluatorElementwiseTest, WideAndNarrowIntegerEdges) {
+  EXPECT_EVAL(EvaluateRoot("s64[3] divide(p0, p1)",
+                           {L("s64[3]", "{-9223372036854775808, 5, -9}"), L("s64[3]", "{-1, 0, 4}")}),
+              L("s64[3]", "{-9223372036854775808, -1, -2}"));
+  EXPECT_EVAL(EvaluateRoot("s64[3] remainder(p0, p1)",
+                           {L("s64[3]", "{-9223372036854775808, 5, -9}"), L("s64[3]", "{-1, 0, 4}")}),
+              L("s64[3]", "{0, 5, -1}"));
+  EXPECT_EVAL(EvaluateRoot("u64[2] divide(p0, p1)", {L("u64[2]", "{5, 18446744073709551615}"), L("u64[2]", "{0, 2}")}),
+              L("u64[2]", "{18446744073709551615, 9223372036854775807}"));
+  EXPECT_EVAL(EvaluateRoot("s16[2] divide(p0, p1)", {L("s16[2]", "{-32768, 7}"), L("s16[2]", "{-1, -2}")}),
+              L("s16[2]", "{-32768, -3}"));
+  EXPECT_EVAL(EvaluateRoot("s16[2] remainder(p0, p1)", {L("s16[2]", "{-32768, 7}"), L("s16[2]", "{-1, -2}")}),
+              L("s16[2]", "{0, 1}"));
+  EXPECT_EVAL(EvaluateRoot("s8[3] sign(p0)", {L("s8[3]", "{-128, 0, 127}")}), L("s8[3]", "{-1, 0, 1}"));
+  EXPECT_EVAL(EvaluateRoot("u8[2] sign(p0)", {L("u8[2]", "{0, 200}")}), L("u8[2]", "{0, 1}"));
+  EXPECT_EVAL(EvaluateRoot("s8[2] abs(p0)", {L("s8[2]", "{-128, -127}")}), L("s8[2]", "{-128, 127}"));
+  EXPECT_EVAL(EvaluateRoot("u8[2] negate(p0)", {L("u8[2]", "{1, 128}")}), L("u8[2]", "{255, 128}"));
+  EXPECT_EVAL(EvaluateRoot("u8[2] abs(p0)", {L("u8[2]", "{255, 0}")}), L("u8[2]", "{255, 0}"));
+  EXPECT_EVAL(EvaluateRoot("s64[2] mulhi(p0, p1)",
+                           {L("s64[2]", "{4294967296, -1}"), L("s64[2]", "{4294967296, 1}")}),
+              L("s64[2]", "{1, -1}"));
+  EXPECT_EVAL(EvaluateRoot("u64[1] mulhi(p0, p1)",
+                           {L("u64[1]", "{18446744073709551615}"), L("u64[1]", "{18446744073709551615}")}),
+              L("u64[1]", "{18446744073709551614}"));
+  EXPECT_EVAL(EvaluateRoot("u8[3] maximum(p0, p1)", {L("u8[3]", "{200, 0, 7}"), L("u8[3]", "{100, 255, 7}")}),
+              L("u8[3]", "{200, 255, 7}"));
+  EXPECT_EVAL(EvaluateRoot("s64[1] power(p0, p1)", {L("s64[1]", "{3}"), L("s64[1]", "{40}")}),
+              L("s64[1]", "{-6289078614652622815}"));  // 3^40 wraps
+}
+
+TEST(EvaluatorElementwiseTest, PopcntAndClzAtEveryWidth) {
+  EXPECT_EVAL(EvaluateRoot("s8[3] popcnt(p0)", {L("s8[3]", "{-1, -128, 0}")}), L("s8[3]", "{8, 1, 0}"));
+  EXPECT_EVAL(EvaluateRoot("u16[2] popcnt(p0)", {L("u16[2]", "{32769, 65535}")}), L("u16[2]", "{2, 16}"));
+  EXPECT_EVAL(EvaluateRoot("s64[2] popcnt(p0)", {L("s64[2]", "{-1, 6148914691236517205}")}),
+              L("s64[2]", "{64, 32}"));
+  EXPECT_EVAL(EvaluateRoot("u8[4] count-leading-zeros(p0)", {L("u8[4]", "{0, 1, 128, 15}")}),
+              L("u8[4]", "{8, 7, 0, 4}"));
+  EXPECT_EVAL(EvaluateRoot("s16[2] count-leading-zeros(p0)", {L("s16[2]", "{0, -32768}")}),
+              L("s16[2]", "{16, 0}"));
+  EXPECT_EVAL(EvaluateRoot("s64[3] count-leading-zeros(p0)", {L("s64[3]", "{0, 1, -1}")}),
+              L("s64[3]", "{64, 63, 0}"));
+  EXPECT_EVAL(EvaluateRoot("u32[2] not(p0)", {L("u32[2]", "{0, 4294967295}")}), L("u32[2]", "{4294967295, 0}"));
+}
+
+TEST(EvaluatorElementwiseTest, CompareTotalOrderEveryDirection) {
+  const Literal a = L("f64[4]", "{-nan, -0, 1, nan}");
+  const Literal b = L("f64[4]", "{nan, 0, 1, nan}");
+  auto cmp = [&](absl::string_view direction, absl::string_view type) {
+    return EvaluateRoot(absl::StrCat("pred[4] compare(p0, p1), direction=", direction, type), {a, b});
+  };
+  EXPECT_EVAL(cmp("LT", ", type=TOTALORDER"), L("pred[4]", "{1, 1, 0, 0}"));
+  EXPECT_EVAL(cmp("LE", ", type=TOTALORDER"), L("pred[4]", "{1, 1, 1, 1}"));
+  EXPECT_EVAL(cmp("GT", ", type=TOTALORDER"), L("pred[4]", "{0, 0, 0, 0}"));
+  EXPECT_EVAL(cmp("GE", ", type=TOTALORDER"), L("pred[4]", "{0, 0, 1, 1}"));
+  EXPECT_EVAL(cmp("EQ", ", type=TOTALORDER"), L("pred[4]", "{0, 0, 1, 1}"));
+  EXPECT_EVAL(cmp("NE", ", type=TOTALORDER"), L("pred[4]", "{1, 1, 0, 0}"));
+  // The same values compared as IEEE floats (type=FLOAT, the default).
+  EXPECT_EVAL(cmp("EQ", ", type=FLOAT"), L("pred[4]", "{0, 1, 1, 0}"));
+  EXPECT_EVAL(cmp("NE", ""), L("pred[4]", "{1, 0, 0, 1}"));
+  EXPECT_EVAL(cmp("LE", ""), L("pred[4]", "{0, 1, 1, 0}"));
+  EXPECT_EVAL(cmp("GT", ""), L("pred[4]", "{0, 0, 0, 0}"));
+  // f16 total order.
+  EXPECT_EVAL(EvaluateRoot("pred[3] compare(p0, p1), direction=LT, type=TOTALORDER",
+                           {L("f16[3]", "{-0, -inf, 65504}"), L("f16[3]", "{0, -65504, inf}")}),
+              L("pred[3]", "{1, 1, 1}"));
+  // Unsigned comparison of unsigned values, signed of signed.
+  EXPECT_EVAL(EvaluateRoot("pred[2] compare(p0, p1), direction=LT, type=UNSIGNED",
+                           {L("u8[2]", "{255, 1}"), L("u8[2]", "{1, 255}")}),
+              L("pred[2]", "{0, 1}"));
+  EXPECT_EVAL(EvaluateRoot("pred[2] compare(p0, p1), direction=GE, type=SIGNED",
+                           {L("s64[2]", "{-9223372036854775808, 0}"), L("s64[2]", "{9223372036854775807, 0}")}),
+              L("pred[2]", "{0, 1}"));
+}
+
+TEST(EvaluatorElementwiseTest, SpecialValuesOfTranscendentals) {
+  // atan2(y, x) on signed zeros and infinities.
+  EXPECT_EVAL(EvaluateRoot("f32[3] atan2(p0, p1)", {L("f32[3]", "{-0, 0, nan}"), L("f32[3]", "{0, 0, 1}")}),
+              L("f32[3]", "{-0, 0, nan}"));
+  EXPECT_EVAL_NEAR(EvaluateRoot("f32[5] atan2(p0, p1)",
+                                {L("f32[5]", "{0, -0, inf, 1, -1}"), L("f32[5]", "{-0, -0, inf, -inf, -inf}")}),
+                   L("f32[5]", "{3.14159265, -3.14159265, 0.785398163, 3.14159265, -3.14159265}"), 1e-7, 0);
+  EXPECT_EVAL(EvaluateRoot("f32[4] erf(p0)", {L("f32[4]", "{inf, -inf, -0, nan}")}),
+              L("f32[4]", "{1, -1, -0, nan}"));
+  EXPECT_EVAL(EvaluateRoot("f32[4] tanh(p0)", {L("f32[4]", "{inf, -inf, -0, nan}")}),
+              L("f32[4]", "{1, -1, -0, nan}"));
+  EXPECT_EVAL(EvaluateRoot("f32[4] exponential-minus-one(p0)", {L("f32[4]", "{-inf, -0, inf, nan}")}),
+              L("f32[4]", "{-1, -0, inf, nan}"));
+  EXPECT_EVAL(EvaluateRoot("f32[4] log-plus-one(p0)", {L("f32[4]", "{-1, -0, -2, inf}")}),
+              L("f32[4]", "{-inf, -0, nan, inf}"));
+  // expm1 and log1p keep the precision of tiny arguments (exp(x) - 1 would
+  // give 0 in f32).
+  EXPECT_EVAL_NEAR(EvaluateRoot("f32[2] exponential-minus-one(p0)", {L("f32[2]", "{1e-10, -1e-10}")}),
+                   L("f32[2]", "{1e-10, -1e-10}"), 1e-6, 0);
+  EXPECT_EVAL_NEAR(EvaluateRoot("f32[2] log-plus-one(p0)", {L("f32[2]", "{1e-10, -1e-10}")}),
+                   L("f32[2]", "{1e-10, -1e-10}"), 1e-6, 0);
+  EXPECT_EVAL(EvaluateRoot("f32[3] cbrt(p0)", {L("f32[3]", "{-27, inf, -inf}")}), L("f32[3]", "{-3, inf, -inf}"));
+  EXPECT_EVAL(EvaluateRoot("f32[3] rsqrt(p0)", {L("f32[3]", "{-0, -1, 0.25}")}), L("f32[3]", "{-inf, nan, 2}"));
+  // logistic saturates: exp(100) overflows f32, so logistic(-100) is 0.
+  EXPECT_EVAL(EvaluateRoot("f32[3] logistic(p0)", {L("f32[3]", "{-100, 100, nan}")}), L("f32[3]", "{0, 1, nan}"));
+  EXPECT_EVAL_NEAR(EvaluateRoot("f64[2] logistic(p0)", {L("f64[2]", "{2, -2}")}),
+                   L("f64[2]", "{0.8807970779778823, 0.11920292202211755}"), 1e-15, 0);
+  EXPECT_EVAL_NEAR(EvaluateRoot("f64[2] erf(p0)", {L("f64[2]", "{0.5, -2}")}),
+                   L("f64[2]", "{0.5204998778130465, -0.9953222650189527}"), 1e-15, 0);
+  EXPECT_EVAL(EvaluateRoot("pred[4] is-finite(p0)", {L("f16[4]", "{65504, inf, nan, -0}")}),
+              L("pred[4]", "{1, 0, 0, 1}"));
+  EXPECT_EVAL(EvaluateRoot("pred[2] is-finite(p0)", {L("bf16[2]", "{-inf, 3e38}")}), L("pred[2]", "{0, 1}"));
+}
+
+TEST(EvaluatorElementwiseTest, SixteenBitTranscendentalsRoundOnce) {
+  // f16: 1/3 -> 0.333251953125 (0x3555), sqrt(2) -> 1.4140625 (0x3da8).
+  EXPECT_EVAL(EvaluateRoot("f16[2] divide(p0, p1)", {L("f16[2]", "{1, -1}"), L("f16[2]", "{3, 3}")}),
+              L("f16[2]", "{0.333251953125, -0.333251953125}"));
+  EXPECT_EVAL(EvaluateRoot("f16[1] sqrt(p0)", {L("f16[1]", "{2}")}), L("f16[1]", "{1.4140625}"));
+  // bf16: 1/3 -> 0.333984375.
+  EXPECT_EVAL(EvaluateRoot("bf16[1] divide(p0, p1)", {L("bf16[1]", "{1}"), L("bf16[1]", "{3}")}),
+              L("bf16[1]", "{0.333984375}"));
+  EXPECT_EVAL(EvaluateRoot("f16[2] exponential(p0)", {L("f16[2]", "{12, -20}")}),
+              L("f16[2]", "{inf, 0}"));
+}
+
+TEST(EvaluatorElementwiseTest, ComplexFunctions) {
+  EXPECT_EVAL_NEAR(EvaluateRoot("c128[3] exponential-minus-one(p0)",
+                                {L("c128[3]", "{(1e-10, 0), (0, 3.141592653589793), (0, 0)}")}),
+                   L("c128[3]", "{(1.00000000005e-10, 0), (-2, 0), (0, 0)}"), 1e-12, 1e-15);
+  EXPECT_EVAL_NEAR(EvaluateRoot("c128[3] log-plus-one(p0)",
+                                {L("c128[3]", "{(1e-10, 0), (0, 1), (-2, 0)}")}),
+                   L("c128[3]", "{(9.9999999995e-11, 0), (0.34657359027997264, 0.7853981633974483), "
+                                "(0, 3.141592653589793)}"),
+                   1e-12, 1e-15);
+  EXPECT_EVAL_NEAR(EvaluateRoot("c64[2] log(p0)", {L("c64[2]", "{(-1, 0), (0, 1)}")}),
+                   L("c64[2]", "{(0, 3.14159265), (0, 1.57079633)}"), 1e-6, 1e-7);
+  EXPECT_EVAL_NEAR(EvaluateRoot("c128[4] power(p0, p1)",
+                                {L("c128[4]", "{(0, 0), (1, 0), (2, 0), (0, 1)}"),
+                                 L("c128[4]", "{(0, 0), (nan, nan), (2, 0), (2, 0)}")}),
+                   L("c128[4]", "{(1, 0), (1, 0), (4, 0), (-1, 0)}"), 1e-12, 1e-12);
+  EXPECT_EVAL_NEAR(EvaluateRoot("c64[1] atan2(p0, p1)", {L("c64[1]", "{(1, 0)}"), L("c64[1]", "{(1, 0)}")}),
+                   L("c64[1]", "{(0.785398163, 0)}"), 1e-6, 1e-6);
+  EXPECT_EVAL_NEAR(EvaluateRoot("c64[1] tanh(p0)", {L("c64[1]", "{(0, 0.785398163)}")}),
+                   L("c64[1]", "{(0, 1)}"), 1e-6, 1e-6);
+  EXPECT_EVAL(EvaluateRoot("f64[2] abs(p0)", {L("c128[2]", "{(inf, nan), (-0, -0)}")}),
+              L("f64[2]", "{inf, 0}"));
+  // Complex numbers have no order: only EQ and NE compare them.
+  EXPECT_FALSE(EvaluateRoot("pred[1] compare(p0, p1), direction=LT",
+                            {L("c64[1]", "{(1, 0)}"), L("c64[1]", "{(2, 0)}")})
+                   .ok());
+}
+
+TEST(EvaluatorElementwiseTest, ClampEdges) {
+  // Scalar bounds broadcast; NaN anywhere gives NaN; integer bounds in any
+  // order give min(max(x, lo), hi).
+  EXPECT_EVAL(EvaluateRoot("f32[4] clamp(p0, p1, p2)",
+                           {L("f32[]", "-1"), L("f32[4]", "{-inf, inf, nan, 0.5}"), L("f32[]", "1")}),
+              L("f32[4]", "{-1, 1, nan, 0.5}"));
+  EXPECT_EVAL(EvaluateRoot("f32[2] clamp(p0, p1, p2)",
+                           {L("f32[]", "nan"), L("f32[2]", "{0, 1}"), L("f32[]", "1")}),
+              L("f32[2]", "{nan, nan}"));
+  EXPECT_EVAL(EvaluateRoot("u8[3] clamp(p0, p1, p2)",
+                           {L("u8[]", "10"), L("u8[3]", "{0, 255, 20}"), L("u8[]", "200")}),
+              L("u8[3]", "{10, 200, 20}"));
+  EXPECT_EVAL(EvaluateRoot("s32[2] clamp(p0, p1, p2)",
+                           {L("s32[]", "5"), L("s32[2]", "{0, 9}"), L("s32[]", "3")}),
+              L("s32[2]", "{3, 3}"));
+  EXPECT_EVAL(EvaluateRoot("f32[] clamp(p0, p1, p2)", {L("f32[]", "0"), L("f32[]", "7"), L("f32[]", "2")}),
+              L("f32[]", "2"));
+}
+
+TEST(EvaluatorElementwiseTest, SelectWithAScalarPredicateAndOtherTypes) {
+  EXPECT_EVAL(EvaluateRoot("s8[3] select(p0, p1, p2)",
+                           {L("pred[]", "false"), L("s8[3]", "{1, 2, 3}"), L("s8[3]", "{-1, -2, -3}")}),
+              L("s8[3]", "{-1, -2, -3}"));
+  EXPECT_EVAL(EvaluateRoot("c64[2] select(p0, p1, p2)",
+                           {L("pred[2]", "{0, 1}"), L("c64[2]", "{(1, 1), (2, 2)}"),
+                            L("c64[2]", "{(3, 3), (4, 4)}")}),
+              L("c64[2]", "{(3, 3), (2, 2)}"));
+  // Select picks values, NaN payloads and signed zeros included.
+  EXPECT_EVAL(EvaluateRoot("f32[2] select(p0, p1, p2)",
+                           {L("pred[2]", "{1, 1}"), L("f32[2]", "{-0, -nan}"), L("f32[2]", "{0, 0}")}),
+              L("f32[2]", "{-0, -nan}"));
 }
 
 }  // namespace

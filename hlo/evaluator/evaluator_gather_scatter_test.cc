@@ -138,6 +138,66 @@ add {
               L("s32[2,3]", "{ { 0, 0, 5 }, { 7, 0, 0 } }"));
 }
 
+TEST(EvaluatorGatherTest, ImplicitIndexVectorAndLeadingOffsetDims) {
+  // index_vector_dim = rank of the indices: each index is a scalar.
+  EXPECT_EVAL(EvaluateRoot("s32[2,3] gather(p0, p1), offset_dims={1}, collapsed_slice_dims={0}, "
+                           "start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}",
+                           {L("s32[3,3]", kMatrix), L("s32[2]", "{1, 1}")}),
+              L("s32[2,3]", "{ { 4, 5, 6 }, { 4, 5, 6 } }"));
+  // Columns by index, with the offset dimension first in the output:
+  // out[j][i] = operand[j][idx[i]].
+  EXPECT_EVAL(EvaluateRoot("s32[3,2] gather(p0, p1), offset_dims={0}, collapsed_slice_dims={1}, "
+                           "start_index_map={1}, index_vector_dim=1, slice_sizes={3,1}",
+                           {L("s32[3,3]", kMatrix), L("u8[2]", "{2, 0}")}),
+              L("s32[3,2]", "{ { 3, 1 }, { 6, 4 }, { 9, 7 } }"));
+  // Two batch dimensions of indices; unsigned indices beyond the range
+  // clamp to the last valid start.
+  EXPECT_EVAL(EvaluateRoot("s32[2,2] gather(p0, p1), offset_dims={}, collapsed_slice_dims={0}, "
+                           "start_index_map={0}, index_vector_dim=2, slice_sizes={1}",
+                           {L("s32[4]", "{10, 11, 12, 13}"), L("u32[2,2]", "{ { 0, 4294967295 }, { 2, 1 } }")}),
+              L("s32[2,2]", "{ { 10, 13 }, { 12, 11 } }"));
+  // No indices at all.
+  EXPECT_EVAL(EvaluateRoot("s32[0,3] gather(p0, p1), offset_dims={1}, collapsed_slice_dims={0}, "
+                           "start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}",
+                           {L("s32[3,3]", kMatrix), L("s32[0]", "{}")}),
+              L("s32[0,3]", "{}"));
+}
+
+TEST(EvaluatorScatterTest, CombinersAndPartialWindows) {
+  constexpr absl::string_view kMul = R"(
+mul {
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT m = s32[] multiply(x, y)
+})";
+  // Implicit index vector; a repeated index multiplies twice.
+  EXPECT_EVAL(EvaluateRoot("s32[3] scatter(p0, p1, p2), update_window_dims={}, inserted_window_dims={0}, "
+                           "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mul",
+                           {L("s32[3]", "{1, 2, 3}"), L("s32[3]", "{2, 2, 0}"), L("s32[3]", "{5, 7, -1}")},
+                           kMul),
+              L("s32[3]", "{-1, 2, 105}"));
+  // 2x2 windows into a 3x3 operand: the window at (2,0) sticks out of the
+  // rows and is skipped whole; (1,1) fits.
+  EXPECT_EVAL(EvaluateRoot("s32[3,3] scatter(p0, p1, p2), update_window_dims={1,2}, inserted_window_dims={}, "
+                           "scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=mul",
+                           {L("s32[3,3]", "{ { 1, 1, 1 }, { 1, 1, 1 }, { 1, 1, 1 } }"),
+                            L("s32[2,2]", "{ { 2, 0 }, { 1, 1 } }"),
+                            L("s32[2,2,2]", "{ { { 5, 5 }, { 5, 5 } }, { { 2, 3 }, { 4, 6 } } }")},
+                           kMul),
+              L("s32[3,3]", "{ { 1, 1, 1 }, { 1, 2, 3 }, { 1, 4, 6 } }"));
+  // An unsigned index beyond int64's range is out of bounds, not clamped.
+  EXPECT_EVAL(EvaluateRoot("s32[3] scatter(p0, p1, p2), update_window_dims={}, inserted_window_dims={0}, "
+                           "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mul",
+                           {L("s32[3]", "{1, 2, 3}"), L("u64[1]", "{18446744073709551615}"), L("s32[1]", "{9}")},
+                           kMul),
+              L("s32[3]", "{1, 2, 3}"));
+  // No updates.
+  EXPECT_EVAL(EvaluateRoot("s32[3] scatter(p0, p1, p2), update_window_dims={}, inserted_window_dims={0}, "
+                           "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mul",
+                           {L("s32[3]", "{1, 2, 3}"), L("s32[0]", "{}"), L("s32[0]", "{}")}, kMul),
+              L("s32[3]", "{1, 2, 3}"));
+}
+
 }  // namespace
 }  // namespace evaluator_test
 }  // namespace tessera

@@ -166,6 +166,80 @@ add {
               L("f32[3]", "{7, 0, 8}"));
 }
 
+TEST(EvaluatorReduceTest, ReducerRoundsAtEveryStep) {
+  // The reducer runs in the element type: f16 2048 + 1 rounds back to 2048
+  // each time (a dot, which accumulates wider, gives 2050).
+  constexpr absl::string_view kAddF16 = R"(
+add16 {
+  x = f16[] parameter(0)
+  y = f16[] parameter(1)
+  ROOT s = f16[] add(x, y)
+})";
+  EXPECT_EVAL(EvaluateRoot("f16[] reduce(p0, p1), dimensions={0}, to_apply=add16",
+                           {L("f16[3]", "{2048, 1, 1}"), L("f16[]", "0")}, kAddF16),
+              L("f16[]", "2048"));
+  // Integer sums wrap.
+  constexpr absl::string_view kAddS8 = R"(
+add8 {
+  x = s8[] parameter(0)
+  y = s8[] parameter(1)
+  ROOT s = s8[] add(x, y)
+})";
+  EXPECT_EVAL(EvaluateRoot("s8[] reduce(p0, p1), dimensions={0}, to_apply=add8",
+                           {L("s8[2]", "{100, 100}"), L("s8[]", "0")}, kAddS8),
+              L("s8[]", "-56"));
+}
+
+TEST(EvaluatorReduceTest, ReduceNonAdjacentDimensionsAndNan) {
+  // x[i][j][k] = 100i + 10j + k over i, k: out[j] = sum.
+  const Literal x = L("f32[2,2,3]", "{ { { 0, 1, 2 }, { 10, 11, 12 } }, { { 100, 101, 102 }, { 110, 111, 112 } } }");
+  EXPECT_EVAL(EvaluateRoot("f32[2] reduce(p0, p1), dimensions={0,2}, to_apply=add", {x, L("f32[]", "0")}, kAddF32),
+              L("f32[2]", "{306, 366}"));
+  // maximum propagates NaN through a reduction.
+  EXPECT_EVAL(EvaluateRoot("f32[2] reduce(p0, p1), dimensions={1}, to_apply=max",
+                           {L("f32[2,3]", "{ { 1, nan, 3 }, { -inf, -inf, -inf } }"), L("f32[]", "-inf")}, kAddF32),
+              L("f32[2]", "{nan, -inf}"));
+}
+
+TEST(EvaluatorReduceTest, ReduceWindowTwoDimensionalWithEverything) {
+  // 3x3 input, window 2x2, stride 2x1, padding 1_0 on rows, window dilation
+  // 2 on columns: out[r][c] sums rows {2r-1, 2r} and columns {c, c+2}.
+  const Literal x = L("f32[3,3]", "{ { 1, 2, 3 }, { 4, 5, 6 }, { 7, 8, 9 } }");
+  EXPECT_EVAL(EvaluateRoot("f32[2,1] reduce-window(p0, p1), window={size=2x2 stride=2x1 pad=1_0x0_0 rhs_dilate=1x2}, "
+                           "to_apply=add",
+                           {x, L("f32[]", "0")}, kAddF32),
+              L("f32[2,1]", "{ { 4 }, { 26 } }"));
+  // Base dilation with padding: 1 _ _ 2 padded by one on each side; windows
+  // that see only holes and padding give the init value.
+  EXPECT_EVAL(EvaluateRoot("f32[5] reduce-window(p0, p1), window={size=2 pad=1_1 lhs_dilate=3}, to_apply=max",
+                           {L("f32[2]", "{1, 2}"), L("f32[]", "-inf")}, kAddF32),
+              L("f32[5]", "{1, 1, -inf, 2, 2}"));
+  // An empty input with padding: every window is padding.
+  EXPECT_EVAL(EvaluateRoot("f32[2] reduce-window(p0, p1), window={size=1 pad=1_1}, to_apply=add",
+                           {L("f32[0]", "{}"), L("f32[]", "7")}, kAddF32),
+              L("f32[2]", "{7, 7}"));
+}
+
+TEST(EvaluatorReduceTest, SelectAndScatterTwoDimensional) {
+  constexpr absl::string_view kComputations = R"(
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = pred[] compare(a, b), direction=GE
+}
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+})";
+  EXPECT_EVAL(EvaluateRoot("f32[2,4] select-and-scatter(p0, p1, p2), window={size=2x2 stride=2x2}, select=ge, "
+                           "scatter=add",
+                           {L("f32[2,4]", "{ { 1, 8, 3, 3 }, { 5, 2, 4, 3 } }"), L("f32[1,2]", "{ { 10, 20 } }"),
+                            L("f32[]", "0")},
+                           kComputations),
+              L("f32[2,4]", "{ { 0, 10, 0, 0 }, { 0, 0, 20, 0 } }"));
+}
+
 }  // namespace
 }  // namespace evaluator_test
 }  // namespace tessera

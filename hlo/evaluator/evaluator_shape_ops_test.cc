@@ -158,6 +158,101 @@ TEST(EvaluatorShapeOpsTest, MalformedShapesAreErrors) {
   EXPECT_FALSE(EvaluateRoot("s32[3,2] transpose(p0), dimensions={0,0}", {L("s32[2,3]", "{ { 1, 2, 3 }, { 4, 5, 6 } }")}).ok());
 }
 
+TEST(EvaluatorShapeOpsTest, DynamicSliceIndexTypesAndClamping) {
+  const Literal x = L("s32[4]", "{10, 11, 12, 13}");
+  // Unsigned indices far above the range clamp to the last valid start;
+  // narrow signed ones below it to 0.
+  EXPECT_EVAL(EvaluateRoot("s32[2] dynamic-slice(p0, p1), dynamic_slice_sizes={2}", {x, L("u32[]", "4294967295")}),
+              L("s32[2]", "{12, 13}"));
+  EXPECT_EVAL(EvaluateRoot("s32[2] dynamic-slice(p0, p1), dynamic_slice_sizes={2}",
+                           {x, L("u64[]", "18446744073709551615")}),
+              L("s32[2]", "{12, 13}"));
+  EXPECT_EVAL(EvaluateRoot("s32[2] dynamic-slice(p0, p1), dynamic_slice_sizes={2}", {x, L("s8[]", "-128")}),
+              L("s32[2]", "{10, 11}"));
+  // A slice as large as the operand always starts at 0; an empty one reads
+  // nothing.
+  EXPECT_EVAL(EvaluateRoot("s32[4] dynamic-slice(p0, p1), dynamic_slice_sizes={4}", {x, L("s32[]", "2")}), x);
+  EXPECT_EVAL(EvaluateRoot("s32[0] dynamic-slice(p0, p1), dynamic_slice_sizes={0}", {x, L("s32[]", "9")}),
+              L("s32[0]", "{}"));
+}
+
+TEST(EvaluatorShapeOpsTest, DynamicUpdateSliceEdges) {
+  const Literal x = L("f32[2,3]", "{ { 1, 2, 3 }, { 4, 5, 6 } }");
+  // An empty update changes nothing.
+  EXPECT_EVAL(EvaluateRoot("f32[2,3] dynamic-update-slice(p0, p1, p2, p3)",
+                           {x, L("f32[0,2]", "{}"), L("s32[]", "1"), L("s32[]", "1")}),
+              x);
+  // An update of the operand's own shape replaces it whatever the starts.
+  EXPECT_EVAL(EvaluateRoot("f32[2,3] dynamic-update-slice(p0, p1, p2, p3)",
+                           {x, L("f32[2,3]", "{ { 0, 0, 0 }, { 0, 0, -0 } }"), L("s32[]", "-5"), L("s32[]", "7")}),
+              L("f32[2,3]", "{ { 0, 0, 0 }, { 0, 0, -0 } }"));
+  // Each dimension clamps on its own: row 9 -> 1, column -1 -> 0.
+  EXPECT_EVAL(EvaluateRoot("f32[2,3] dynamic-update-slice(p0, p1, p2, p3)",
+                           {x, L("f32[1,2]", "{ { 7, 8 } }"), L("u32[]", "9"), L("s64[]", "-1")}),
+              L("f32[2,3]", "{ { 1, 2, 3 }, { 7, 8, 6 } }"));
+}
+
+TEST(EvaluatorShapeOpsTest, EmptyOperands) {
+  EXPECT_EVAL(EvaluateRoot("s32[3] concatenate(p0, p1, p2), dimensions={0}",
+                           {L("s32[0]", "{}"), L("s32[3]", "{1, 2, 3}"), L("s32[0]", "{}")}),
+              L("s32[3]", "{1, 2, 3}"));
+  EXPECT_EVAL(EvaluateRoot("s32[0,3] reverse(p0), dimensions={0,1}", {L("s32[0,3]", "{}")}), L("s32[0,3]", "{}"));
+  EXPECT_EVAL(EvaluateRoot("f32[0,2] broadcast(p0), dimensions={}", {L("f32[]", "1")}), L("f32[0,2]", "{}"));
+  EXPECT_EVAL(EvaluateRoot("f32[3,0] transpose(p0), dimensions={1,0}", {L("f32[0,3]", "{}")}), L("f32[3,0]", "{ {}, {}, {} }"));
+  EXPECT_EVAL(EvaluateRoot("f32[0,4] reshape(p0)", {L("f32[2,0]", "{ {}, {} }")}), L("f32[0,4]", "{}"));
+  EXPECT_EVAL(EvaluateRoot("pred[2,0] slice(p0), slice={[0:2], [1:1]}", {L("pred[2,2]", "{ { 1, 0 }, { 0, 1 } }")}),
+              L("pred[2,0]", "{ {}, {} }"));
+}
+
+TEST(EvaluatorShapeOpsTest, PadNegativeWithInterior) {
+  // 1 2 3 dilated by 2 is 1 _ _ 2 _ _ 3; cutting 2 low and 1 high leaves
+  // _ 2 _ _.
+  EXPECT_EVAL(EvaluateRoot("f32[4] pad(p0, p1), padding=-2_-1_2", {L("f32[3]", "{1, 2, 3}"), L("f32[]", "0")}),
+              L("f32[4]", "{0, 2, 0, 0}"));
+  // Removing everything.
+  EXPECT_EVAL(EvaluateRoot("f32[0] pad(p0, p1), padding=-2_-1", {L("f32[3]", "{1, 2, 3}"), L("f32[]", "0")}),
+              L("f32[0]", "{}"));
+  // Both dimensions of a matrix, with negative low padding on one and
+  // interior padding on the other.
+  EXPECT_EVAL(EvaluateRoot("s32[1,5] pad(p0, p1), padding=-1_0x0_0_1",
+                           {L("s32[2,3]", "{ { 1, 2, 3 }, { 4, 5, 6 } }"), L("s32[]", "-1")}),
+              L("s32[1,5]", "{ { 4, -1, 5, -1, 6 } }"));
+  EXPECT_EVAL(EvaluateRoot("bf16[3] pad(p0, p1), padding=1_1", {L("bf16[1]", "{2}"), L("bf16[]", "-inf")}),
+              L("bf16[3]", "{-inf, 2, -inf}"));
+}
+
+TEST(EvaluatorShapeOpsTest, IotaOfManyTypes) {
+  EXPECT_EVAL(EvaluateRoot("s8[2,3,2] iota(), iota_dimension=1"),
+              L("s8[2,3,2]", "{ { { 0, 0 }, { 1, 1 }, { 2, 2 } }, { { 0, 0 }, { 1, 1 }, { 2, 2 } } }"));
+  EXPECT_EVAL(EvaluateRoot("u64[3] iota(), iota_dimension=0"), L("u64[3]", "{0, 1, 2}"));
+  EXPECT_EVAL(EvaluateRoot("f16[4] iota(), iota_dimension=0"), L("f16[4]", "{0, 1, 2, 3}"));
+  EXPECT_EVAL(EvaluateRoot("c64[2] iota(), iota_dimension=0"), L("c64[2]", "{(0, 0), (1, 0)}"));
+  // Layouts do not change the logical values.
+  EXPECT_EVAL(EvaluateRoot("s32[2,2]{0,1} iota(), iota_dimension=0"), L("s32[2,2]", "{ { 0, 0 }, { 1, 1 } }"));
+}
+
+TEST(EvaluatorShapeOpsTest, HigherRankTransposeAndReverse) {
+  // x[i][j][k] = 100i + 10j + k; transpose {2,0,1}: y[k][i][j] = x[i][j][k].
+  const Literal x = L("s32[2,2,3]", "{ { { 0, 1, 2 }, { 10, 11, 12 } }, { { 100, 101, 102 }, { 110, 111, 112 } } }");
+  EXPECT_EVAL(EvaluateRoot("s32[3,2,2] transpose(p0), dimensions={2,0,1}", {x}),
+              L("s32[3,2,2]", "{ { { 0, 10 }, { 100, 110 } }, { { 1, 11 }, { 101, 111 } }, "
+                              "{ { 2, 12 }, { 102, 112 } } }"));
+  EXPECT_EVAL(EvaluateRoot("s32[2,2,3] reverse(p0), dimensions={0,2}", {x}),
+              L("s32[2,2,3]", "{ { { 102, 101, 100 }, { 112, 111, 110 } }, { { 2, 1, 0 }, { 12, 11, 10 } } }"));
+  EXPECT_EVAL(EvaluateRoot("s32[2,2,3] reverse(p0), dimensions={}", {x}), x);
+  EXPECT_EVAL(EvaluateRoot("s32[2,1,2] slice(p0), slice={[0:2], [1:2], [0:3:2]}", {x}),
+              L("s32[2,1,2]", "{ { { 10, 12 } }, { { 110, 112 } } }"));
+}
+
+TEST(EvaluatorShapeOpsTest, BitcastBetweenRanksAndLayouts) {
+  // A row-major [2,2,2] read as [4,2] in column-major physical order:
+  // physical buffer 0..7; a [4,2]{0,1} element (i,j) sits at j*4 + i.
+  EXPECT_EVAL(EvaluateRoot("s32[4,2]{0,1} bitcast(p0)",
+                           {L("s32[2,2,2]{2,1,0}", "{ { { 0, 1 }, { 2, 3 } }, { { 4, 5 }, { 6, 7 } } }")}),
+              L("s32[4,2]", "{ { 0, 4 }, { 1, 5 }, { 2, 6 }, { 3, 7 } }"));
+  EXPECT_EVAL(EvaluateRoot("f32[] bitcast(p0)", {L("f32[1,1]", "{ { 5 } }")}), L("f32[]", "5"));
+}
+
 }  // namespace
 }  // namespace evaluator_test
 }  // namespace tessera

@@ -17,12 +17,29 @@ absl::StatusOr<Literal> ParseAndEvaluate(absl::string_view hlo_text,
   return EvaluateModule(*module, args);
 }
 
+namespace {
+
+// A shape as HLO text writes it: with the layouts of arrays, except that a
+// scalar's empty layout is left out (XLA prints `f32[]`, not `f32[]{}`).
+std::string ParameterShapeText(const Shape& shape) {
+  if (shape.IsTuple()) {
+    std::string out = "(";
+    for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+      absl::StrAppend(&out, i > 0 ? ", " : "", ParameterShapeText(shape.tuple_shapes(i)));
+    }
+    return absl::StrCat(out, ")");
+  }
+  return shape.ToString(/*print_layout=*/shape.IsArray() && shape.rank() > 0);
+}
+
+}  // namespace
+
 absl::StatusOr<Literal> EvaluateRoot(absl::string_view root, std::vector<Literal> args,
                                      absl::string_view computations) {
   std::string text = absl::StrCat("HloModule test\n\n", computations, "\n\nENTRY main {\n");
   for (size_t i = 0; i < args.size(); ++i) {
-    absl::StrAppend(&text, "  p", i, " = ", args[i].shape().ToString(/*print_layout=*/true),
-                    " parameter(", i, ")\n");
+    absl::StrAppend(&text, "  p", i, " = ", ParameterShapeText(args[i].shape()), " parameter(",
+                    i, ")\n");
   }
   absl::StrAppend(&text, "  ROOT r = ", root, "\n}\n");
   absl::StatusOr<Literal> result = ParseAndEvaluate(text, args);

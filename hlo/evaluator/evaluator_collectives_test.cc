@@ -77,6 +77,20 @@ ENTRY main {
   EXPECT_EVAL(ParseAndEvaluate(kModule, {L("f32[2]", "{1, 2}")}), L("f32[2]", "{1, 2}"));
 }
 
+TEST(EvaluatorCollectivesTest, AllGatherStartDoneAndCollectiveBroadcast) {
+  constexpr absl::string_view kModule = R"(
+HloModule m
+
+ENTRY main {
+  x = s32[2] parameter(0)
+  ags = (s32[2], s32[2]) all-gather-start(x), dimensions={0}, replica_groups={{0}}
+  agd = s32[2] all-gather-done(ags)
+  ROOT b = s32[2] collective-broadcast(agd), replica_groups={{0}}
+}
+)";
+  EXPECT_EVAL(ParseAndEvaluate(kModule, {L("s32[2]", "{4, -5}")}), L("s32[2]", "{4, -5}"));
+}
+
 TEST(EvaluatorCollectivesTest, MoreThanOneParticipantIsUnsupported) {
   absl::StatusOr<Literal> result = EvaluateRoot(
       "f32[2] all-reduce(p0), replica_groups={{0,1}}, to_apply=add", {L("f32[2]", "{1, 2}")}, kAdd);

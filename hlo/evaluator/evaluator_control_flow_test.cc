@@ -299,6 +299,19 @@ ENTRY main {
   EXPECT_EVAL(ParseAndEvaluate(kModule, {L("f32[2]", "{1, -2}")}), L("f32[2]", "{-1, 2}"));
 }
 
+TEST(EvaluatorControlFlowTest, CopyStartAndDone) {
+  constexpr absl::string_view kModule = R"(
+HloModule m
+
+ENTRY main {
+  x = f32[2] parameter(0)
+  start = (f32[2], f32[2], u32[]) copy-start(x)
+  ROOT done = f32[2] copy-done(start)
+}
+)";
+  EXPECT_EVAL(ParseAndEvaluate(kModule, {L("f32[2]", "{5, -0}")}), L("f32[2]", "{5, -0}"));
+}
+
 TEST(EvaluatorControlFlowTest, WhileConditionMustBePred) {
   constexpr absl::string_view kModule = R"(
 HloModule m

@@ -227,6 +227,21 @@ TEST(EvaluatorElementwiseTest, Transcendentals) {
   near("sinh", [](double v) { return std::sinh(v); });
   near("cosh", [](double v) { return std::cosh(v); });
   near("asinh", [](double v) { return std::asinh(v); });
+  const Literal unit = L("f32[3]", "{0.5, -0.25, 0.75}");
+  EXPECT_EVAL_NEAR(EvaluateRoot("f32[3] acos(p0)", {unit}),
+                   L("f32[3]", "{1.04719755, 1.82347658, 0.722734248}"), 1e-6);
+  EXPECT_EVAL_NEAR(EvaluateRoot("f32[3] asin(p0)", {unit}),
+                   L("f32[3]", "{0.523598776, -0.252680255, 0.848062079}"), 1e-6);
+  EXPECT_EVAL_NEAR(EvaluateRoot("f32[3] atanh(p0)", {unit}),
+                   L("f32[3]", "{0.549306144, -0.255412812, 0.972955075}"), 1e-6);
+  EXPECT_EVAL_NEAR(EvaluateRoot("f32[2] acosh(p0)", {L("f32[2]", "{1, 2}")}),
+                   L("f32[2]", "{0, 1.3169579}"), 1e-6);
+  // Outside their domains: NaN, or infinity at the poles.
+  EXPECT_EVAL(EvaluateRoot("f32[4] acos(p0)", {L("f32[4]", "{2, -2, 1, nan}")}),
+              L("f32[4]", "{nan, nan, 0, nan}"));
+  EXPECT_EVAL(EvaluateRoot("f32[3] atanh(p0)", {L("f32[3]", "{1, -1, 2}")}),
+              L("f32[3]", "{inf, -inf, nan}"));
+  EXPECT_EVAL(EvaluateRoot("f32[2] acosh(p0)", {L("f32[2]", "{0.5, inf}")}), L("f32[2]", "{nan, inf}"));
   EXPECT_EVAL_NEAR(EvaluateRoot("f32[4] atan2(p0, p1)",
                                 {L("f32[4]", "{1, 1, -1, 0}"), L("f32[4]", "{1, -1, -1, -1}")}),
                    L("f32[4]", "{0.785398163, 2.35619449, -2.35619449, 3.14159265}"), 1e-6);

@@ -40,11 +40,9 @@ class CancelOneDoubleNegate : public HloPass {
       if (instruction->opcode() == HloOpcode::kNegate &&
           instruction->operand(0)->opcode() == HloOpcode::kNegate) {
         HloInstruction* inner = instruction->operand(0);
+        // Also removes `inner`, left without users.
         absl::Status status = entry->ReplaceInstruction(instruction, inner->operand(0));
         if (!status.ok()) return status;
-        if (inner->user_count() == 0) {
-          if (absl::Status s = entry->RemoveInstruction(inner); !s.ok()) return s;
-        }
         return true;
       }
     }

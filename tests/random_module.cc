@@ -91,7 +91,8 @@ class Generator {
   void Step() {
     HloInstruction* x = Pick();
     const std::vector<int64_t> dims = x->shape().dimensions();
-    switch (Uniform(0, 11)) {
+    // Scalars (full reductions) only feed elementwise ops.
+    switch (dims.empty() ? Uniform(0, 2) : Uniform(0, 11)) {
       case 0: {  // unary
         static const HloOpcode kFloatOps[] = {HloOpcode::kNegate, HloOpcode::kAbs,
                                               HloOpcode::kExp, HloOpcode::kTanh,

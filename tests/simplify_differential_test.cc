@@ -134,11 +134,19 @@ int CheckPrograms(const std::vector<Program>& programs, const std::string& label
     if (!before.ok()) continue;  // the evaluator cannot run it: nothing to compare
     auto pass = make();
     absl::StatusOr<bool> changed = pass->Run(module->get());
-    ASSERT_TRUE(changed.ok()) << label << " on " << program.name << ": " << changed.status();
-    absl::Status verified = VerifyHloModule(**module);
-    ASSERT_TRUE(verified.ok()) << label << " on " << program.name << ": " << verified;
+    if (!changed.ok()) {
+      ADD_FAILURE() << label << " on " << program.name << ": " << changed.status();
+      continue;
+    }
+    if (absl::Status verified = VerifyHloModule(**module); !verified.ok()) {
+      ADD_FAILURE() << label << " on " << program.name << ": " << verified;
+      continue;
+    }
     absl::StatusOr<Literal> after = EvaluateModule(**module, program.arguments);
-    ASSERT_TRUE(after.ok()) << label << " on " << program.name << ": " << after.status();
+    if (!after.ok()) {
+      ADD_FAILURE() << label << " on " << program.name << ": " << after.status();
+      continue;
+    }
     EXPECT_TRUE(SameBits(*before, *after)) << label << " changed the results of " << program.name;
     ++checked;
   }

@@ -57,7 +57,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> LoadModuleFromBytes(absl::string_view
                                                                absl::string_view origin) {
   absl::StatusOr<std::unique_ptr<HloModule>> module =
       DetectModuleFormat(contents) == ModuleFormat::kProto
-          ? ParseHloModuleProtoBytes(contents)
+          ? ParseHloModuleProtoBytes(std::string_view(contents.data(), contents.size()))
           : ParseHloModule(contents);
   if (!module.ok()) return Prefixed(origin, module.status());
   absl::Status verified = VerifyHloModule(**module);

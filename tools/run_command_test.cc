@@ -57,7 +57,7 @@ std::string WriteNpy(const std::string& name, const Literal& literal) {
   return path;
 }
 
-absl::Status Run(const std::vector<std::string>& args, std::string* out = nullptr) {
+absl::Status RunTessera(const std::vector<std::string>& args, std::string* out = nullptr) {
   std::ostringstream stream;
   absl::Status status = RunRunCommand(args, stream);
   if (out) *out = stream.str();
@@ -76,7 +76,7 @@ class RunCommandTest : public ::testing::Test {
 
 TEST_F(RunCommandTest, WritesOneNpyPerResultLeaf) {
   const std::string dir = TempPath("out1");
-  ASSERT_TRUE(Run({module_, "--input=" + x_, "--input=" + y_, "--output_dir=" + dir}).ok());
+  ASSERT_TRUE(RunTessera({module_, "--input=" + x_, "--input=" + y_, "--output_dir=" + dir}).ok());
   absl::StatusOr<Literal> r = ReadNpyFile(dir + "/output_0.npy");
   absl::StatusOr<Literal> total = ReadNpyFile(dir + "/output_1.npy");
   ASSERT_TRUE(r.ok() && total.ok());
@@ -86,68 +86,68 @@ TEST_F(RunCommandTest, WritesOneNpyPerResultLeaf) {
 
 TEST_F(RunCommandTest, PrintsResultsWithoutOutputDir) {
   std::string out;
-  ASSERT_TRUE(Run({module_, "--input", x_, "--input", y_}, &out).ok());
+  ASSERT_TRUE(RunTessera({module_, "--input", x_, "--input", y_}, &out).ok());
   EXPECT_THAT(out, HasSubstr("output 0: f32[3]{0} {12, 24, 36}"));
   EXPECT_THAT(out, HasSubstr("output 1: f32[]"));
 }
 
 TEST_F(RunCommandTest, RandomInputsAreSeededAndSaidSo) {
   std::string a, b, c;
-  ASSERT_TRUE(Run({module_, "--seed=5"}, &a).ok());
-  ASSERT_TRUE(Run({module_, "--random_inputs", "--seed=5"}, &b).ok());
-  ASSERT_TRUE(Run({module_, "--seed=6"}, &c).ok());
+  ASSERT_TRUE(RunTessera({module_, "--seed=5"}, &a).ok());
+  ASSERT_TRUE(RunTessera({module_, "--random_inputs", "--seed=5"}, &b).ok());
+  ASSERT_TRUE(RunTessera({module_, "--seed=6"}, &c).ok());
   EXPECT_THAT(a, HasSubstr("using random arguments (seed 5)"));
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);
 }
 
 TEST_F(RunCommandTest, WrongArgumentCount) {
-  EXPECT_THAT(Run({module_, "--input=" + x_}).message(),
+  EXPECT_THAT(RunTessera({module_, "--input=" + x_}).message(),
               HasSubstr("module scale_add takes 2 argument(s), got 1 --input file(s)"));
 }
 
 TEST_F(RunCommandTest, WrongShapeNamesTheParameter) {
   const std::string bad = WriteNpy("bad_shape.npy", Literal::CreateR1<float>({1, 2}));
-  EXPECT_THAT(Run({module_, "--input=" + x_, "--input=" + bad}).message(),
+  EXPECT_THAT(RunTessera({module_, "--input=" + x_, "--input=" + bad}).message(),
               HasSubstr("parameter 1 (y) expects f32[3], got f32[2]"));
 }
 
 TEST_F(RunCommandTest, WrongDtypeNamesTheParameter) {
   const std::string bad = WriteNpy("bad_type.npy", Literal::CreateR1<int32_t>({1, 2, 3}));
-  absl::Status status = Run({module_, "--input=" + bad, "--input=" + y_});
+  absl::Status status = RunTessera({module_, "--input=" + bad, "--input=" + y_});
   EXPECT_THAT(status.message(), HasSubstr("parameter 0 (x)"));
   EXPECT_THAT(status.message(), HasSubstr("int32"));
 }
 
 TEST_F(RunCommandTest, UnreadableInputFile) {
-  absl::Status status = Run({module_, "--input=/nonexistent/x.npy", "--input=" + y_});
+  absl::Status status = RunTessera({module_, "--input=/nonexistent/x.npy", "--input=" + y_});
   EXPECT_THAT(status.message(), HasSubstr("parameter 0 (x)"));
   EXPECT_THAT(status.message(), HasSubstr("/nonexistent/x.npy"));
 }
 
 TEST_F(RunCommandTest, CorruptInputFile) {
   const std::string bad = WriteModule("corrupt.npy", "not an npy file at all");
-  absl::Status status = Run({module_, "--input=" + bad, "--input=" + y_});
+  absl::Status status = RunTessera({module_, "--input=" + bad, "--input=" + y_});
   EXPECT_THAT(status.message(), HasSubstr("parameter 0 (x)"));
 }
 
 TEST_F(RunCommandTest, InputsAndRandomInputsConflict) {
-  EXPECT_THAT(Run({module_, "--input=" + x_, "--random_inputs"}).message(),
+  EXPECT_THAT(RunTessera({module_, "--input=" + x_, "--random_inputs"}).message(),
               HasSubstr("either --input files or --random_inputs, not both"));
 }
 
 TEST_F(RunCommandTest, UnknownBackend) {
-  EXPECT_THAT(Run({module_, "--backend=tpu"}).message(),
+  EXPECT_THAT(RunTessera({module_, "--backend=tpu"}).message(),
               HasSubstr("unknown backend 'tpu' (available: interpreter)"));
 }
 
 TEST_F(RunCommandTest, BadSeed) {
-  EXPECT_THAT(Run({module_, "--seed=x1"}).message(),
+  EXPECT_THAT(RunTessera({module_, "--seed=x1"}).message(),
               HasSubstr("--seed needs an integer; got 'x1'"));
 }
 
 TEST_F(RunCommandTest, NoModule) {
-  EXPECT_THAT(Run({}).message(), HasSubstr("expected exactly one MODULE file, got 0"));
+  EXPECT_THAT(RunTessera({}).message(), HasSubstr("expected exactly one MODULE file, got 0"));
 }
 
 TEST_F(RunCommandTest, ProtoModuleRunsLikeText) {
@@ -159,8 +159,8 @@ TEST_F(RunCommandTest, ProtoModuleRunsLikeText) {
   ASSERT_TRUE(bytes.ok());
   const std::string proto_path = WriteModule("m.hlo.bin", *bytes);
   std::string text_out, proto_out;
-  ASSERT_TRUE(Run({module_, "--input=" + x_, "--input=" + y_}, &text_out).ok());
-  ASSERT_TRUE(Run({proto_path, "--input=" + x_, "--input=" + y_}, &proto_out).ok());
+  ASSERT_TRUE(RunTessera({module_, "--input=" + x_, "--input=" + y_}, &text_out).ok());
+  ASSERT_TRUE(RunTessera({proto_path, "--input=" + x_, "--input=" + y_}, &proto_out).ok());
   EXPECT_EQ(text_out, proto_out);
 }
 

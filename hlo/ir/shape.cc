@@ -169,7 +169,8 @@ std::string Shape::ToString(bool print_layout) const {
     absl::StrAppend(&out, dimensions_[i]);
   }
   absl::StrAppend(&out, "]");
-  if (print_layout && layout_ && IsArray()) absl::StrAppend(&out, layout_->ToString());
+  // Scalars print without their (trivial) layout, as XLA prints them.
+  if (print_layout && layout_ && IsArray() && rank() > 0) absl::StrAppend(&out, layout_->ToString());
   return out;
 }
 

@@ -58,7 +58,13 @@ absl::StatusOr<xla::HloInstructionProto> ExportInstruction(
     }
     proto.add_control_predecessor_ids(predecessor->unique_id());
   }
-  for (const HloComputation* callee : instruction.called_computations()) {
+  std::vector<const HloComputation*> callees(instruction.called_computations().begin(),
+                                             instruction.called_computations().end());
+  // XLA's proto lists a while loop's body first, then its condition.
+  if (instruction.opcode() == HloOpcode::kWhile && callees.size() == 2) {
+    std::swap(callees[0], callees[1]);
+  }
+  for (const HloComputation* callee : callees) {
     if (callee == nullptr || !in_module.contains(callee)) {
       return Invalid(what, " calls a computation that is not in the module");
     }

@@ -260,7 +260,14 @@ class ModuleImporter {
         if (predecessor == instruction) return Invalid(what, ": is its own control predecessor");
         TS_RETURN_IF_ERROR(predecessor->AddControlDependencyTo(instruction));
       }
-      for (int64_t id : proto->called_computation_ids()) {
+      std::vector<int64_t> callee_ids(proto->called_computation_ids().begin(),
+                                      proto->called_computation_ids().end());
+      // XLA lists a while loop's body before its condition; the IR keeps
+      // them in the order the text names them (condition, body).
+      if (instruction->opcode() == HloOpcode::kWhile && callee_ids.size() == 2) {
+        std::swap(callee_ids[0], callee_ids[1]);
+      }
+      for (int64_t id : callee_ids) {
         instruction->AppendCalledComputation(computations_[index_by_id_.at(id)].computation);
       }
       if (instruction->opcode() == HloOpcode::kFusion &&

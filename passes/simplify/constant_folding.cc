@@ -10,12 +10,18 @@ namespace tessera {
 namespace {
 
 bool IsExpanding(HloOpcode opcode) {
-  return opcode == HloOpcode::kBroadcast || opcode == HloOpcode::kIota ||
-         opcode == HloOpcode::kPad;
+  return opcode == HloOpcode::kIota || opcode == HloOpcode::kPad;
 }
 
 int64_t ArrayBytes(const Shape& shape) {
   return shape.ElementCount() * ByteWidth(shape.element_type());
+}
+
+// A constant, or a broadcast of one (kept unfolded, but its value is known).
+bool IsConstantValue(const HloInstruction& instruction) {
+  return instruction.opcode() == HloOpcode::kConstant ||
+         (instruction.opcode() == HloOpcode::kBroadcast &&
+          instruction.operand(0)->opcode() == HloOpcode::kConstant);
 }
 
 bool Foldable(const HloInstruction& instruction, const ConstantFoldingOptions& options,
@@ -25,6 +31,9 @@ bool Foldable(const HloInstruction& instruction, const ConstantFoldingOptions& o
     case HloOpcode::kParameter:
     case HloOpcode::kWhile:
     case HloOpcode::kAfterAll:
+    // As in XLA: a broadcast of a constant is cheaper to recompute (and
+    // free once fused) than to store; folding would only grow the module.
+    case HloOpcode::kBroadcast:
       return false;
     default:
       break;
@@ -36,7 +45,7 @@ bool Foldable(const HloInstruction& instruction, const ConstantFoldingOptions& o
     return false;
   }
   for (const HloInstruction* operand : instruction.operands()) {
-    if (operand->opcode() != HloOpcode::kConstant) return false;
+    if (!IsConstantValue(*operand)) return false;
   }
   const int64_t bytes = ArrayBytes(instruction.shape());
   if (bytes > options.max_result_bytes) return false;
@@ -57,7 +66,12 @@ absl::StatusOr<Literal> Evaluate(const HloInstruction& instruction) {
     const HloInstruction* operand = instruction.operand(i);
     parameters.push_back(
         scratch.AddInstruction(HloInstruction::CreateParameter(i, operand->shape(), "p")));
-    arguments.push_back(operand->literal());
+    if (operand->opcode() == HloOpcode::kConstant) {
+      arguments.push_back(operand->literal());
+    } else {  // a broadcast of a constant
+      TS_ASSIGN_OR_RETURN(Literal value, Evaluate(*operand));
+      arguments.push_back(std::move(value));
+    }
   }
   scratch.set_root_instruction(
       scratch.AddInstruction(instruction.CloneWithNewOperands(instruction.shape(), parameters)));

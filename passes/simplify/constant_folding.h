@@ -3,10 +3,11 @@
 // the op computes) and replaced by a constant.
 //
 // Not folded: parameters and constants themselves, anything with side
-// effects, while loops (their trip count is unbounded), and results that
-// would make the module much bigger: broadcasts and iotas above
-// `max_expanding_elements` elements (they are cheap to compute and
-// expensive to store), and any result above `max_result_bytes`.
+// effects, while loops (their trip count is unbounded), broadcasts (as in
+// XLA: cheap to recompute, free once fused, expensive to store), and results
+// that would make the module much bigger: iotas and pads above
+// `max_expanding_elements` elements, and any result above
+// `max_result_bytes`.
 #ifndef TESSERA_PASSES_SIMPLIFY_CONSTANT_FOLDING_H_
 #define TESSERA_PASSES_SIMPLIFY_CONSTANT_FOLDING_H_
 

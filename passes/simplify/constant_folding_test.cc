@@ -54,7 +54,7 @@ ENTRY e {
   EXPECT_EQ(Root(*module).literal().Get<int32_t>({}), 10);
 }
 
-TEST(ConstantFoldingTest, LargeBroadcastsAndIotasStay) {
+TEST(ConstantFoldingTest, BroadcastsAndLargeIotasStay) {
   auto module = Parse(R"(
 HloModule m
 ENTRY e {
@@ -62,11 +62,12 @@ ENTRY e {
   big = f32[1000] broadcast(one), dimensions={}
   small = f32[8] broadcast(one), dimensions={}
   i = s32[1000] iota(), iota_dimension=0
-  ROOT t = (f32[1000], f32[8], s32[1000]) tuple(big, small, i)
+  j = s32[8] iota(), iota_dimension=0
+  ROOT t = (f32[1000], f32[8], s32[1000], s32[8]) tuple(big, small, i, j)
 })");
   ConstantFolding pass;
   ASSERT_TRUE(*RunPassKeepingResults(pass, *module));
-  EXPECT_EQ(EntryOpcodes(*module), "constant,broadcast,iota,constant,tuple");
+  EXPECT_EQ(EntryOpcodes(*module), "constant,broadcast,broadcast,iota,constant,tuple");
 }
 
 TEST(ConstantFoldingTest, KeepsLayoutOfTheFoldedValue) {

@@ -215,6 +215,7 @@ absl::Status HloParserImpl::AddOpcodeAttributes(Scope& scope, PendingInstruction
       a.largest = true;  // XLA's default when `largest` is absent
       add_int("k", true, &a.k);
       add_bool("largest", &a.largest);
+      add_bool("is_stable", &a.is_stable);
       break;
     case HloOpcode::kReducePrecision:
       add_int32("exponent_bits", true, &a.exponent_bits);

@@ -105,9 +105,15 @@ absl::StatusOr<xla::HloComputationProto> ExportComputation(
 
 void ExportConfig(const HloModule& module, xla::HloModuleProto* proto) {
   const HloModuleConfig& config = module.config();
-  *proto->mutable_host_program_shape() =
-      ProgramShapeToProto(config.entry_computation_layout.value_or(
-          module.entry_computation()->ComputeProgramShape()));
+  const ProgramShape entry_shape = module.entry_computation()->ComputeProgramShape();
+  ProgramShape host_shape = config.entry_computation_layout.value_or(entry_shape);
+  // XLA requires one name per parameter (its loader rejects the proto
+  // otherwise); a layout parsed from text carries none, so take the entry's.
+  if (host_shape.parameter_names.size() != host_shape.parameters.size()) {
+    host_shape.parameter_names = entry_shape.parameter_names;
+    host_shape.parameter_names.resize(host_shape.parameters.size());
+  }
+  *proto->mutable_host_program_shape() = ProgramShapeToProto(host_shape);
   if (!config.input_output_alias.empty()) {
     auto* aliases = proto->mutable_input_output_alias();
     for (const InputOutputAlias& alias : config.input_output_alias) {

@@ -324,6 +324,26 @@ TEST(HloProtoExportTest, WritesWhatXlasSerializerWrites) {
   EXPECT_THAT(text, ::testing::HasSubstr("element_type: F32"));
 }
 
+// XLA's loader rejects a ProgramShapeProto whose parameter names do not
+// match its parameters in number; an entry_computation_layout read from
+// text has no names, so the export takes the entry computation's.
+TEST(HloProtoExportTest, HostProgramShapeAlwaysNamesItsParameters) {
+  HloModule module("named");
+  auto entry = std::make_unique<HloComputation>("main");
+  HloInstruction* x = entry->AddInstruction(
+      HloInstruction::CreateParameter(0, Shape::MakeArrayWithDescendingLayout(F32, {2}), "x"));
+  entry->set_root_instruction(
+      entry->AddInstruction(HloInstruction::CreateUnary(x->shape(), HloOpcode::kNegate, x)));
+  module.AddEntryComputation(std::move(entry));
+  ProgramShape layout;  // as the parser makes it: shapes, no names
+  layout.parameters = {x->shape()};
+  layout.result = x->shape();
+  module.config().entry_computation_layout = layout;
+  absl::StatusOr<xla::HloModuleProto> proto = ExportHloModuleProto(module);
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  EXPECT_THAT(proto->host_program_shape().parameter_names(), ElementsAre("x"));
+}
+
 TEST(HloProtoExportTest, SerializationIsStable) {
   HloModule module("stable");
   Builder entry(&module, "main", /*entry=*/true);

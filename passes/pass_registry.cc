@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "passes/simplify/algebraic_simplifier.h"
 #include "passes/simplify/call_inliner.h"
 #include "passes/simplify/constant_folding.h"
 #include "passes/simplify/hlo_cse.h"
@@ -26,7 +27,7 @@ std::pair<const std::string, PassFactory> Entry() {
 
 const std::map<std::string, PassFactory>& Passes() {
   static const auto* passes = new std::map<std::string, PassFactory>{
-      Entry<CallInliner>(),      Entry<ConstantFolding>(),      Entry<HloCse>(),
+      Entry<AlgebraicSimplifier>(), Entry<CallInliner>(),      Entry<ConstantFolding>(),      Entry<HloCse>(),
       Entry<HloDce>(),           Entry<OperatorSinking>(),      Entry<TupleSimplifier>(),
       Entry<ZeroSizedElimination>(),
   };

@@ -5,25 +5,17 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hlo/parser/hlo_parser.h"
+#include "passes/pass_test_util.h"
 
 namespace tessera {
 namespace {
 
 using ::testing::UnorderedElementsAre;
 
-std::unique_ptr<HloModule> Parse(absl::string_view text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return module.ok() ? *std::move(module) : nullptr;
-}
+using pass_test::Parse;
 
 std::vector<std::string> Names(const HloComputation& computation) {
-  std::vector<std::string> names;
-  for (const HloInstruction* instruction : computation.instructions()) {
-    names.push_back(instruction->name());
-  }
-  return names;
+  return pass_test::InstructionNames(computation);
 }
 
 const HloInstruction* Root(const HloModule& module) {

@@ -6,7 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hlo/parser/hlo_parser.h"
+#include "passes/pass_test_util.h"
 
 namespace tessera {
 namespace {
@@ -14,18 +14,10 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::UnorderedElementsAre;
 
-std::unique_ptr<HloModule> Parse(absl::string_view text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return module.ok() ? *std::move(module) : nullptr;
-}
+using pass_test::Parse;
 
 std::vector<std::string> Names(const HloComputation& computation) {
-  std::vector<std::string> names;
-  for (const HloInstruction* instruction : computation.instructions()) {
-    names.push_back(instruction->name());
-  }
-  return names;
+  return pass_test::InstructionNames(computation);
 }
 
 std::vector<std::string> ComputationNames(const HloModule& module) {

@@ -1,5 +1,6 @@
 #include "passes/simplify/simplify_pipeline.h"
 
+#include "passes/simplify/algebraic_simplifier.h"
 #include "passes/simplify/call_inliner.h"
 #include "passes/simplify/constant_folding.h"
 #include "passes/simplify/hlo_cse.h"
@@ -16,6 +17,7 @@ std::unique_ptr<PassPipeline> MakeSimplifyPipeline(const SimplifyOptions& option
   pipeline->AddPass<CallInliner>();
   PassPipeline& loop = pipeline->AddFixedPoint("simplify-fixed-point", options.max_iterations);
   loop.AddPass<ZeroSizedElimination>();
+  loop.AddPass<AlgebraicSimplifier>();
   loop.AddPass<OperatorSinking>();
   loop.AddPass<ConstantFolding>();
   loop.AddPass<TupleSimplifier>();

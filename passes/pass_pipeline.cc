@@ -37,6 +37,12 @@ std::string PipelineStats::ToString() const {
                           run.changed ? "yes" : "no", run.instructions_before,
                           run.instructions_after);
   }
+  if (!runs.empty()) {
+    double total_ms = 0;
+    for (const PassRunRecord& run : runs) total_ms += run.wall_ms;
+    absl::StrAppendFormat(&out, "%-40s %10.3f  %-7s  %d -> %d\n", "total", total_ms, "",
+                          runs.front().instructions_before, runs.back().instructions_after);
+  }
   for (const std::string& group : groups_at_iteration_cap) {
     absl::StrAppend(&out, "note: fixed-point group ", group,
                     " stopped at its iteration cap while still changing\n");

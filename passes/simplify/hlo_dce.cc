@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "hlo/analysis/side_effects.h"
 #include "hlo/ir/status_macros.h"
+#include "passes/simplify/while_dead_elements.h"
 
 namespace tessera {
 namespace {
@@ -60,8 +61,10 @@ absl::StatusOr<bool> RemoveDeadComputations(HloModule* module) {
 
 absl::StatusOr<bool> HloDce::Run(HloModule* module) {
   if (module->entry_computation() == nullptr) return false;
+  TS_ASSIGN_OR_RETURN(bool loops_shrunk, RemoveDeadWhileElements(module));
+  if (loops_shrunk && module->has_schedule()) module->clear_schedule();
   SideEffectAnalysis effects;
-  bool changed = false;
+  bool changed = loops_shrunk;
   for (HloComputation* computation : module->MakeComputationPostOrder()) {
     TS_ASSIGN_OR_RETURN(bool removed, RemoveDeadInstructions(computation, effects));
     changed |= removed;

@@ -1,8 +1,9 @@
 // HloDce: dead code elimination.
 //
 // Removes instructions whose values nobody uses (not the root, no users, no
-// side effect in themselves or in any computation they call), then
-// computations that nothing reachable from the entry calls.  Parameters stay:
+// side effect in themselves or in any computation they call), dead elements
+// of while loop states (while_dead_elements.h), then computations that
+// nothing reachable from the entry calls.  Parameters stay:
 // they are the computation's signature.  An instruction that orders others
 // through control edges stays too, since the edge is an explicit request of
 // the producer of the module.

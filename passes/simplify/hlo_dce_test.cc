@@ -145,5 +145,70 @@ ENTRY e {
   EXPECT_THAT(Names(*module->GetComputationWithName("body")), UnorderedElementsAre("x", "r"));
 }
 
+TEST(HloDceTest, DropsDeadWhileStateElements) {
+  auto module = Parse(R"(
+HloModule m
+body {
+  s = (s32[], f32[4], s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[4] get-tuple-element(s), index=1
+  unused = s32[] get-tuple-element(s), index=2
+  one = s32[] constant(1)
+  next_i = s32[] add(i, one)
+  next_x = f32[4] negate(x)
+  next_unused = s32[] multiply(unused, unused)
+  ROOT t = (s32[], f32[4], s32[]) tuple(next_i, next_x, next_unused)
+}
+cond {
+  s = (s32[], f32[4], s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY e {
+  p0 = f32[4] parameter(0)
+  zero = s32[] constant(0)
+  seven = s32[] constant(7)
+  init = (s32[], f32[4], s32[]) tuple(zero, p0, seven)
+  w = (s32[], f32[4], s32[]) while(init), condition=cond, body=body
+  ROOT x = f32[4] get-tuple-element(w), index=1
+})");
+  HloDce dce;
+  ASSERT_TRUE(*pass_test::RunPassKeepingResults(dce, *module));
+  const HloInstruction* loop = module->entry_computation()->root_instruction()->operand(0);
+  ASSERT_EQ(loop->opcode(), HloOpcode::kWhile);
+  // The counter stays (the condition reads it); the unused element goes.
+  EXPECT_EQ(loop->shape().tuple_shapes().size(), 2u);
+  EXPECT_EQ(module->computation_count(), 3);  // new body, new condition, entry
+}
+
+TEST(HloDceTest, KeepsWhileElementsThatFeedOthers) {
+  auto module = Parse(R"(
+HloModule m
+body {
+  s = (s32[], s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  acc = s32[] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  next_i = s32[] add(i, one)
+  next_acc = s32[] add(acc, i)
+  ROOT t = (s32[], s32[]) tuple(next_i, next_acc)
+}
+cond {
+  s = (s32[], s32[]) parameter(0)
+  acc = s32[] get-tuple-element(s), index=1
+  n = s32[] constant(20)
+  ROOT lt = pred[] compare(acc, n), direction=LT
+}
+ENTRY e {
+  zero = s32[] constant(0)
+  init = (s32[], s32[]) tuple(zero, zero)
+  w = (s32[], s32[]) while(init), condition=cond, body=body
+  ROOT acc = s32[] get-tuple-element(w), index=1
+})");
+  // Element 0 is never read outside, but the accumulator depends on it.
+  EXPECT_FALSE(*HloDce().Run(module.get()));
+}
+
 }  // namespace
 }  // namespace tessera

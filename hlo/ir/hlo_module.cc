@@ -160,8 +160,11 @@ void HloModule::RegisterInstruction(HloInstruction* instruction) {
   instruction->SetUniqueId(NewUniqueInstructionId());
   // Names need only be unique within a computation (XLA text may reuse
   // "p0" in several); a clash inside the same computation gets a fresh name.
+  // A name the module has not seen cannot clash, which spares the scan of
+  // the computation (quadratic over a big one) for all but reused names.
   bool clash = instruction->name().empty();
-  if (!clash && instruction->parent() != nullptr) {
+  if (!clash && instruction->parent() != nullptr &&
+      instruction_names_.contains(instruction->name())) {
     for (const HloInstruction* other : instruction->parent()->instructions()) {
       if (other != instruction && other->name() == instruction->name()) {
         clash = true;

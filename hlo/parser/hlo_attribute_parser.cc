@@ -94,14 +94,14 @@ void CanonicalizeIota(std::vector<int64_t>* reshape_dims, std::vector<int64_t>* 
 
 absl::Status HloParserImpl::ParseAttributeList(const AttrTable& table, bool allow_attributes,
                                                absl::flat_hash_set<std::string>* seen,
-                                               size_t required_offset, absl::string_view context) {
+                                               absl::string_view context) {
   if (allow_attributes) {
     while (EatIfPresent(TokKind::kComma)) {
       const size_t offset = Offset();
       if (Kind() != TokKind::kAttributeName) return Expected("an attribute name (name=value)");
       const std::string name = lexer_.token().text;
-      auto it = table.entries().find(name);
-      if (it == table.entries().end()) {
+      const AttrTable::Entry* entry = table.Find(name);
+      if (entry == nullptr) {
         return ErrorAt(offset, absl::StrCat("unexpected attribute '", name, "' for ", context,
                                             "; expected one of: ", table.Names()));
       }
@@ -109,17 +109,15 @@ absl::Status HloParserImpl::ParseAttributeList(const AttrTable& table, bool allo
         return ErrorAt(offset, absl::StrCat("attribute '", name, "' is given more than once"));
       }
       lexer_.Lex();
-      TS_RETURN_IF_ERROR(it->second.parse());
+      TS_RETURN_IF_ERROR(entry->parse());
     }
   }
-  std::vector<std::string> missing;
-  for (const auto& [name, entry] : table.entries()) {
-    if (entry.required && !seen->contains(name)) missing.push_back(name);
-  }
+  const std::string missing = table.FirstMissing(*seen);
   if (!missing.empty()) {
-    std::sort(missing.begin(), missing.end());
-    return ErrorAt(required_offset, absl::StrCat("expected attribute '", missing[0], "' for ",
-                                                 context, ", got ", DescribeCurrentToken()));
+    // Reported right after the last thing read: where it should be added.
+    return ErrorAt(lexer_.PreviousTokenEnd(),
+                   absl::StrCat("expected attribute '", missing, "' for ", context,
+                                " (it is required)"));
   }
   return absl::OkStatus();
 }
@@ -135,8 +133,8 @@ absl::Status HloParserImpl::ParseSubAttributes(const AttrTable& table, absl::str
       return Expected(absl::StrCat("an attribute of the ", context, " (name=value) or '}'"));
     }
     const std::string name = lexer_.token().text;
-    auto it = table.entries().find(name);
-    if (it == table.entries().end()) {
+    const AttrTable::Entry* entry = table.Find(name);
+    if (entry == nullptr) {
       return ErrorAt(offset, absl::StrCat("unexpected attribute '", name, "' in the ", context,
                                           "; expected one of: ", table.Names()));
     }
@@ -144,13 +142,12 @@ absl::Status HloParserImpl::ParseSubAttributes(const AttrTable& table, absl::str
       return ErrorAt(offset, absl::StrCat("attribute '", name, "' is given more than once"));
     }
     lexer_.Lex();
-    TS_RETURN_IF_ERROR(it->second.parse());
+    TS_RETURN_IF_ERROR(entry->parse());
   }
-  for (const auto& [name, entry] : table.entries()) {
-    if (entry.required && !seen.contains(name)) {
-      return ErrorAt(open_offset,
-                     absl::StrCat("the ", context, " needs the attribute '", name, "'"));
-    }
+  const std::string missing = table.FirstMissing(seen);
+  if (!missing.empty()) {
+    return ErrorAt(open_offset,
+                   absl::StrCat("the ", context, " needs the attribute '", missing, "'"));
   }
   lexer_.Lex();
   return absl::OkStatus();
@@ -353,6 +350,12 @@ absl::Status HloParserImpl::ParseConvolutionDimensionNumbers(ConvolutionDimensio
       }
       used[static_cast<unsigned char>(c)] = true;
       if (c != first_letter && c != second_letter) ++spatial_count;
+    }
+    if (!used[static_cast<unsigned char>(first_letter)] ||
+        !used[static_cast<unsigned char>(second_letter)]) {
+      return ErrorAt(offset, absl::StrCat("expected ", which, " labels to contain '",
+                                          std::string(1, first_letter), "' and '",
+                                          std::string(1, second_letter), "', got ", labels));
     }
     spatial->assign(spatial_count, -1);
     for (size_t i = 0; i < labels.size(); ++i) {

@@ -484,7 +484,17 @@ absl::Status HloParserImpl::AddOpcodeAttributes(Scope& scope, PendingInstruction
       });
       add_precision(/*with_algorithm=*/false);
       add_enum("schedule", false, CustomCallScheduleSpellings(), true, &a.custom_call_schedule);
-      add_enum("api_version", false, ApiVersionSpellings(), true, &a.custom_call_api_version);
+      table.Add("api_version", false, [this, &a] {
+        const size_t offset = Offset();
+        int32_t value = 0;
+        TS_RETURN_IF_ERROR(ParseEnum(ApiVersionSpellings(), /*ignore_case=*/true, "api_version",
+                                     &value));
+        if (value == static_cast<int32_t>(CustomCallApiVersion::kUnspecified)) {
+          return ErrorAt(offset, "api_version=API_VERSION_UNSPECIFIED is invalid");
+        }
+        a.custom_call_api_version = static_cast<CustomCallApiVersion>(value);
+        return absl::OkStatus();
+      });
       break;
     case HloOpcode::kDot:
     case HloOpcode::kScaledDot:
@@ -587,9 +597,6 @@ absl::Status HloParserImpl::FinishOpcodeAttributes(PendingInstruction& p) {
       append("called_computations");
       if (a.precision_config.operand_precision.empty()) {
         a.precision_config.operand_precision.assign(p.operands.size(), Precision::kDefault);
-      }
-      if (a.custom_call_api_version == CustomCallApiVersion::kUnspecified) {
-        return ErrorAt(p.attributes_offset, "api_version=API_VERSION_UNSPECIFIED is invalid");
       }
       if (a.constrain_layout && a.operand_shapes_with_layout.size() != p.operands.size()) {
         return ErrorAt(p.attributes_offset,
@@ -760,8 +767,7 @@ absl::StatusOr<HloInstruction*> HloParserImpl::ParseSugaredAsync(Scope& scope,
                      absl::StrCat(context, " does not continue an async ",
                                   HloOpcodeString(wrapped_opcode)));
     }
-    TS_RETURN_IF_ERROR(ParseAttributeList(table, allow_attributes, &start.seen,
-                                          start.attributes_offset, context));
+    TS_RETURN_IF_ERROR(ParseAttributeList(table, allow_attributes, &start.seen, context));
     if (!start.shape.has_value()) {
       return ErrorAt(start.opcode_offset, absl::StrCat(context, " needs an explicit result shape"));
     }
@@ -789,8 +795,7 @@ absl::StatusOr<HloInstruction*> HloParserImpl::ParseSugaredAsync(Scope& scope,
   }
   TS_RETURN_IF_ERROR(CheckOperandCount(wrapped));
   TS_RETURN_IF_ERROR(AddOpcodeAttributes(scope, wrapped, table));
-  TS_RETURN_IF_ERROR(ParseAttributeList(table, allow_attributes, &start.seen,
-                                        start.attributes_offset, context));
+  TS_RETURN_IF_ERROR(ParseAttributeList(table, allow_attributes, &start.seen, context));
   wrapped.seen = start.seen;
   TS_RETURN_IF_ERROR(FinishOpcodeAttributes(wrapped));
   // As in XLA, the op inherits the start's metadata, configs and statistics.

@@ -206,6 +206,7 @@ absl::string_view TokKindDescription(TokKind kind) {
 }
 
 TokKind HloLexer::Lex() {
+  prev_end_ = token_.offset + token_.length;
   token_ = Token();
   token_.kind = LexToken();
   token_.length = pos_ - token_.offset;
@@ -384,7 +385,21 @@ TokKind HloLexer::LexNanPayload(bool negative) {
   return TokKind::kDecimal;
 }
 
+// A number or pattern must not run straight into an identifier: "1_2_3_4"
+// or "3x3y" is one malformed word, not a padding followed by a name.
 TokKind HloLexer::LexNumberOrPattern() {
+  const TokKind kind = LexNumberOrPatternBody();
+  if (kind == TokKind::kError) return kind;
+  const char next = Peek(pos_);
+  if (pos_ < text_.size() && (IsAlpha(next) || next == '_' || IsDigit(next))) {
+    while (pos_ < text_.size() && IsIdentifierChar(text_[pos_])) ++pos_;
+    return Error(absl::StrCat("malformed number '",
+                              text_.substr(token_.offset, pos_ - token_.offset), "'"));
+  }
+  return kind;
+}
+
+TokKind HloLexer::LexNumberOrPatternBody() {
   const size_t start = token_.offset;
   auto take = [&](size_t end, TokKind kind) {
     pos_ = end;

@@ -98,6 +98,9 @@ class HloLexer {
   absl::string_view text() const { return text_; }
   // The source text of the current token.
   absl::string_view TokenSource() const { return text_.substr(token_.offset, token_.length); }
+  // Where the token before the current one ends (0 before the first): the
+  // place to report something missing after it.
+  size_t PreviousTokenEnd() const { return prev_end_; }
 
   // Re-reads the current `{` token and everything up to its matching `}` as
   // one raw kString token (XLA's JSON-dict form of backend_config and
@@ -108,11 +111,13 @@ class HloLexer {
   // Saving and restoring lets the parser try one reading and back off.
   struct State {
     size_t pos;
+    size_t prev_end;
     Token token;
   };
-  State Save() const { return {pos_, token_}; }
+  State Save() const { return {pos_, prev_end_, token_}; }
   void Restore(State state) {
     pos_ = state.pos;
+    prev_end_ = state.prev_end;
     token_ = std::move(state.token);
   }
 
@@ -124,6 +129,7 @@ class HloLexer {
   TokKind LexIdentifier();
   TokKind LexPercent();
   TokKind LexNumberOrPattern();
+  TokKind LexNumberOrPatternBody();
   TokKind LexString(char quote);
   TokKind LexNanPayload(bool negative);
   TokKind Error(std::string reason);
@@ -132,6 +138,7 @@ class HloLexer {
 
   absl::string_view text_;
   size_t pos_ = 0;
+  size_t prev_end_ = 0;
   Token token_;
 };
 

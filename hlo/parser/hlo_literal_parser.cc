@@ -5,12 +5,18 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "hlo/ir/status_macros.h"
 #include "hlo/parser/hlo_parser_internal.h"
 
 namespace tessera {
 namespace parser_internal {
 namespace {
+
+std::string Truncated(absl::string_view text) {
+  if (text.size() <= 32) return std::string(text);
+  return absl::StrCat(text.substr(0, 29), "...");
+}
 
 struct NestingLeave {
   HloParserImpl* parser;
@@ -64,6 +70,12 @@ void SetDefaultLayouts(Shape* shape) {
 
 absl::Status HloParserImpl::ParseInt64(int64_t* value) {
   if (Kind() != TokKind::kInt) return Expected("an integer");
+  // The lexer lets values up to UINT64_MAX through for u64 constants; they
+  // wrap to negative numbers, which no other integer may do.
+  if (!lexer_.token().int_negative && lexer_.token().int_value < 0) {
+    return ErrorAt(Offset(), absl::StrCat("integer ", lexer_.TokenSource(),
+                                          " is out of range for int64"));
+  }
   *value = lexer_.token().int_value;
   lexer_.Lex();
   return absl::OkStatus();
@@ -121,6 +133,8 @@ bool HloParserImpl::CanBeShape() {
   if (Kind() != TokKind::kIdent) return false;
   const std::string& text = lexer_.token().text;
   if (IsUnsupportedXlaTypeName(text)) return true;
+  // No opcode or name is followed by '[': this is a misspelt element type.
+  if (lexer_.LookAhead() == TokKind::kLsquare) return true;
   return text == "b" && lexer_.LookAhead() == TokKind::kLparen;
 }
 
@@ -147,6 +161,9 @@ absl::Status HloParserImpl::ParseShape(Shape* shape) {
     if (text == "b") return ErrorAt(Offset(), "buffer shapes b(...) are not supported");
     if (IsUnsupportedXlaTypeName(text)) {
       return ErrorAt(Offset(), absl::StrCat("element type '", text, "' is not supported"));
+    }
+    if (lexer_.LookAhead() == TokKind::kLsquare) {
+      return ErrorAt(Offset(), absl::StrCat("unknown element type '", Truncated(text), "'"));
     }
   }
   if (Kind() != TokKind::kPrimitiveType) return Expected("a shape");
@@ -193,6 +210,15 @@ absl::Status HloParserImpl::ParseShape(Shape* shape) {
         return ErrorAt(offset, absl::StrCat("a ", PrimitiveTypeName(type),
                                             " shape cannot have a layout"));
       }
+      std::vector<bool> used(layout.minor_to_major.size(), false);
+      for (int64_t dimension : layout.minor_to_major) {
+        if (dimension < 0 || dimension >= shape->rank() || used[dimension]) {
+          return ErrorAt(offset, absl::StrCat("layout {", absl::StrJoin(layout.minor_to_major, ","),
+                                              "} is not a permutation of the dimensions 0..",
+                                              shape->rank() - 1));
+        }
+        used[dimension] = true;
+      }
       shape->set_layout(std::move(layout));
     }
   }
@@ -217,11 +243,15 @@ absl::Status HloParserImpl::ParseLayout(Layout* layout) {
     auto at_letter = [this](absl::string_view letter) {
       return Kind() == TokKind::kIdent && lexer_.token().text == letter;
     };
-    auto parse_int_in_parens = [this](absl::string_view what, int64_t* value) {
+    // E(n) or S(n): `letter`, then a non-negative `what` in parentheses.
+    auto parse_int_in_parens = [this](absl::string_view letter, absl::string_view what,
+                                      int64_t* value) {
       lexer_.Lex();
-      TS_RETURN_IF_ERROR(Expect(TokKind::kLparen, absl::StrCat("'(' after ", what)));
+      TS_RETURN_IF_ERROR(Expect(TokKind::kLparen, absl::StrCat("'(' after ", letter)));
+      const size_t offset = Offset();
       TS_RETURN_IF_ERROR(ParseInt64(value));
-      return Expect(TokKind::kRparen, absl::StrCat("')' to end ", what));
+      if (*value < 0) return ErrorAt(offset, absl::StrCat("expected a non-negative ", what));
+      return Expect(TokKind::kRparen, absl::StrCat("')' to end ", letter, "(...)"));
     };
     if (at_letter("D")) return ErrorAt(Offset(), "sparse layouts (D(...)) are not supported");
     if (at_letter("T")) {
@@ -235,8 +265,10 @@ absl::Status HloParserImpl::ParseLayout(Layout* layout) {
               tile.dimensions.push_back(Tile::kCombineDimension);
             } else {
               int64_t size = 0;
+              const size_t size_offset = Offset();
               if (Kind() != TokKind::kInt) return Expected("a tile dimension or '*'");
               TS_RETURN_IF_ERROR(ParseInt64(&size));
+              if (size <= 0) return ErrorAt(size_offset, "expected a positive tile dimension");
               tile.dimensions.push_back(size);
             }
           } while (EatIfPresent(TokKind::kComma));
@@ -249,10 +281,11 @@ absl::Status HloParserImpl::ParseLayout(Layout* layout) {
       return ErrorAt(Offset(), "layout padding and index/pointer types are not supported");
     }
     if (at_letter("E")) {
-      TS_RETURN_IF_ERROR(parse_int_in_parens("E(element size in bits", &layout->element_size_in_bits));
+      TS_RETURN_IF_ERROR(
+          parse_int_in_parens("E", "element size in bits", &layout->element_size_in_bits));
     }
     if (at_letter("S")) {
-      TS_RETURN_IF_ERROR(parse_int_in_parens("S(memory space", &layout->memory_space));
+      TS_RETURN_IF_ERROR(parse_int_in_parens("S", "memory space", &layout->memory_space));
     }
     if (at_letter("SC") || at_letter("P") || at_letter("M")) {
       return ErrorAt(Offset(), absl::StrCat("layout attribute '", lexer_.token().text,
@@ -437,18 +470,28 @@ absl::Status HloParserImpl::StoreLiteralElement(Literal* literal, int64_t index,
   if (type == PRED || IsIntegralType(type)) {
     if (Kind() != TokKind::kInt) return Expected(absl::StrCat("an integer for ", type_name));
     const int64_t value = token.int_value;
+    // Values above INT64_MAX arrive wrapped (negative without a '-').
+    const bool above_int64 = !token.int_negative && value < 0;
     if (type == PRED) {
+      if (value != 0 && value != 1) {
+        return ErrorAt(offset, absl::StrCat("value ", lexer_.TokenSource(),
+                                            " is out of range for pred (0 or 1)"));
+      }
       literal->data<bool>()[index] = value != 0;
     } else {
       const int bits = BitWidth(type);
       bool in_range = true;
       if (IsSignedIntegralType(type)) {
+        in_range = !above_int64;
         if (bits < 64) {
           const int64_t max = (int64_t{1} << (bits - 1)) - 1;
-          in_range = value >= -max - 1 && value <= max;
+          in_range = in_range && value >= -max - 1 && value <= max;
         }
       } else if (bits < 64) {
-        in_range = static_cast<uint64_t>(value) <= (uint64_t{1} << bits) - 1;
+        in_range = (!token.int_negative || value == 0) &&
+                   static_cast<uint64_t>(value) <= (uint64_t{1} << bits) - 1;
+      } else {
+        in_range = !token.int_negative || value == 0;
       }
       if (!in_range) {
         return ErrorAt(offset, absl::StrCat("value ", lexer_.TokenSource(),

@@ -42,9 +42,19 @@ std::string NormalizeThread(std::string thread) {
 
 std::string AttrTable::Names() const {
   std::vector<std::string> names;
-  for (const auto& [name, entry] : entries_) names.push_back(name);
+  for (const Entry& entry : entries_) names.push_back(entry.name);
   std::sort(names.begin(), names.end());
   return absl::StrJoin(names, ", ");
+}
+
+std::string AttrTable::FirstMissing(const absl::flat_hash_set<std::string>& seen) const {
+  std::string first;
+  for (const Entry& entry : entries_) {
+    if (entry.required && !seen.contains(entry.name) && (first.empty() || entry.name < first)) {
+      first = entry.name;
+    }
+  }
+  return first;
 }
 
 HloParserImpl::HloParserImpl(absl::string_view text) : lexer_(text) {}
@@ -264,16 +274,27 @@ absl::Status HloParserImpl::ParseHeader(HloModule* module, bool* is_scheduled) {
     return ErrorAt(Offset(), "origin_recovery_table is not supported");
   });
   absl::flat_hash_set<std::string> seen;
-  return ParseAttributeList(table, /*allow_attributes=*/true, &seen, Offset(), "HloModule");
+  return ParseAttributeList(table, /*allow_attributes=*/true, &seen, "HloModule");
 }
 
 // FileNames / FunctionNames / FileLocations / StackFrames, each entry
 // numbered from 1.
 absl::Status HloParserImpl::ParseStackFrameIndex() {
   StackFrameIndex index;
-  auto parse_numbered_strings = [this](std::vector<std::string>* out) -> absl::Status {
+  // Entries are looked up by position, so their numbers must count 1, 2, ...
+  auto entry_number = [this](size_t entries_so_far) -> absl::Status {
+    const int64_t expected = static_cast<int64_t>(entries_so_far) + 1;
+    if (lexer_.token().int_value != expected || lexer_.token().int_negative) {
+      return ErrorAt(Offset(), absl::StrCat("expected entry number ", expected, ", got ",
+                                            lexer_.TokenSource()));
+    }
+    lexer_.Lex();
+    return absl::OkStatus();
+  };
+  auto parse_numbered_strings = [this,
+                                 entry_number](std::vector<std::string>* out) -> absl::Status {
     while (Kind() == TokKind::kInt) {
-      lexer_.Lex();
+      TS_RETURN_IF_ERROR(entry_number(out->size()));
       std::string value;
       TS_RETURN_IF_ERROR(ParseString(&value));
       out->push_back(std::move(value));
@@ -286,7 +307,7 @@ absl::Status HloParserImpl::ParseStackFrameIndex() {
   TS_RETURN_IF_ERROR(parse_numbered_strings(&index.function_names));
   TS_RETURN_IF_ERROR(Expect(TokKind::kwFileLocations, "'FileLocations'"));
   while (Kind() == TokKind::kInt) {
-    lexer_.Lex();
+    TS_RETURN_IF_ERROR(entry_number(index.file_locations.size()));
     StackFrameIndex::FileLocation location;
     AttrTable table;
     table.Add("file_name_id", true, [&] { return ParseInt64(&location.file_name_id); });
@@ -300,7 +321,7 @@ absl::Status HloParserImpl::ParseStackFrameIndex() {
   }
   TS_RETURN_IF_ERROR(Expect(TokKind::kwStackFrames, "'StackFrames'"));
   while (Kind() == TokKind::kInt) {
-    lexer_.Lex();
+    TS_RETURN_IF_ERROR(entry_number(index.frames.size()));
     StackFrameIndex::Frame frame;
     AttrTable table;
     table.Add("file_location_id", true, [&] { return ParseInt64(&frame.file_location_id); });
@@ -359,9 +380,11 @@ absl::Status HloParserImpl::ParseComputation() {
     return ErrorAt(name_offset, absl::StrCat("computation '", name, "' is already defined"));
   }
   computation_names_.insert(name);
+  std::optional<Shape> declared_result;
+  size_t declared_result_offset = 0;
   if (Kind() == TokKind::kLparen) {
-    // The signature repeats the parameters' and root's shapes; XLA only
-    // checks it, so it is read and dropped.
+    // The signature repeats the parameters' and root's shapes; as in XLA,
+    // only the result is checked (against the root), then it is dropped.
     lexer_.Lex();
     if (Kind() != TokKind::kRparen) {
       do {
@@ -374,10 +397,20 @@ absl::Status HloParserImpl::ParseComputation() {
     }
     TS_RETURN_IF_ERROR(Expect(TokKind::kRparen, "')' to end the parameter list"));
     TS_RETURN_IF_ERROR(Expect(TokKind::kArrow, "'->' before the result shape"));
+    declared_result_offset = Offset();
     Shape result;
     TS_RETURN_IF_ERROR(ParseShape(&result));
+    declared_result = std::move(result);
   }
   TS_ASSIGN_OR_RETURN(HloComputation * computation, ParseInstructionList(name, name_offset));
+  if (declared_result.has_value() &&
+      !ShapesCompatible(*declared_result, computation->root_instruction()->shape())) {
+    return ErrorAt(declared_result_offset,
+                   absl::StrCat("computation '", name, "' is declared to return ",
+                                ShapeToText(*declared_result, false), " but its root %",
+                                computation->root_instruction()->name(), " has shape ",
+                                ShapeToText(computation->root_instruction()->shape(), false)));
+  }
   AttrTable table;
   table.Add("execution_thread", false, [this, computation] {
     std::string thread;
@@ -386,7 +419,7 @@ absl::Status HloParserImpl::ParseComputation() {
     return absl::OkStatus();
   });
   absl::flat_hash_set<std::string> seen;
-  TS_RETURN_IF_ERROR(ParseAttributeList(table, true, &seen, Offset(), "a computation"));
+  TS_RETURN_IF_ERROR(ParseAttributeList(table, true, &seen, "a computation"));
   if (is_entry) {
     if (entry_ != nullptr) {
       return ErrorAt(entry_offset, "a module can have only one ENTRY computation");
@@ -512,6 +545,11 @@ absl::StatusOr<HloInstruction*> HloParserImpl::ParseInstructionRhs(Scope& scope,
     if (p.attrs.parameter_number < 0) {
       return ErrorAt(number_offset, "expected a non-negative parameter number");
     }
+    // HloComputation numbers parameters below 2^20 only (it keeps a table).
+    if (p.attrs.parameter_number >= (int64_t{1} << 20)) {
+      return ErrorAt(number_offset, absl::StrCat("parameter number ", p.attrs.parameter_number,
+                                                 " is too large (the limit is 1048575)"));
+    }
     TS_RETURN_IF_ERROR(Expect(TokKind::kRparen, "')' after the parameter number"));
   } else {
     TS_RETURN_IF_ERROR(ParseOperands(scope, &p.operands));
@@ -523,8 +561,8 @@ absl::StatusOr<HloInstruction*> HloParserImpl::ParseInstructionRhs(Scope& scope,
   AttrTable table;
   AddCommonAttributes(scope, p, table);
   TS_RETURN_IF_ERROR(AddOpcodeAttributes(scope, p, table));
-  TS_RETURN_IF_ERROR(ParseAttributeList(table, allow_attributes, &p.seen, p.attributes_offset,
-                                        HloOpcodeString(p.opcode)));
+  TS_RETURN_IF_ERROR(
+      ParseAttributeList(table, allow_attributes, &p.seen, HloOpcodeString(p.opcode)));
   TS_RETURN_IF_ERROR(FinishOpcodeAttributes(p));
   if (!p.shape.has_value()) TS_RETURN_IF_ERROR(InferShape(p));
   return AddToScope(scope, p);

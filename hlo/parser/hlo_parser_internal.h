@@ -33,24 +33,53 @@ namespace parser_internal {
 // The attributes an instruction (or a brace-delimited group of
 // sub-attributes) accepts: for each name, whether it is required and how to
 // parse its value (the lexer sits on the value when `parse` runs).
+// A table holds a dozen or so entries and is built for every instruction,
+// so it is a plain vector searched linearly (cheaper than a hash map here).
 class AttrTable {
  public:
-  void Add(std::string name, bool required, std::function<absl::Status()> parse) {
-    entries_[name] = Entry{required, std::move(parse)};
-  }
-  bool Has(absl::string_view name) const { return entries_.contains(name); }
-  void Remove(absl::string_view name) { entries_.erase(name); }
-
   struct Entry {
+    std::string name;
     bool required = false;
     std::function<absl::Status()> parse;
   };
-  const absl::flat_hash_map<std::string, Entry>& entries() const { return entries_; }
+
+  AttrTable() { entries_.reserve(24); }
+
+  // Adds `name`, replacing an entry of that name.
+  void Add(std::string name, bool required, std::function<absl::Status()> parse) {
+    for (Entry& entry : entries_) {
+      if (entry.name == name) {
+        entry.required = required;
+        entry.parse = std::move(parse);
+        return;
+      }
+    }
+    entries_.push_back(Entry{std::move(name), required, std::move(parse)});
+  }
+  // The entry named `name`, or null.
+  const Entry* Find(absl::string_view name) const {
+    for (const Entry& entry : entries_) {
+      if (entry.name == name) return &entry;
+    }
+    return nullptr;
+  }
+  bool Has(absl::string_view name) const { return Find(name) != nullptr; }
+  void Remove(absl::string_view name) {
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (it->name == name) {
+        entries_.erase(it);
+        return;
+      }
+    }
+  }
+  const std::vector<Entry>& entries() const { return entries_; }
   // "a, b, c", sorted, for error messages.
   std::string Names() const;
+  // The first (in sorted order) required entry not in `seen`, or "".
+  std::string FirstMissing(const absl::flat_hash_set<std::string>& seen) const;
 
  private:
-  absl::flat_hash_map<std::string, Entry> entries_;
+  std::vector<Entry> entries_;
 };
 
 // An instruction between its name and its creation.
@@ -150,9 +179,11 @@ class HloParserImpl {
 
   // ---- Attributes of instructions (hlo_instruction_parser.cc) ------------
   // Parses ", name=value" pairs against `table`; records names in `seen`.
+  // A required attribute that is missing is reported at the end of the
+  // text read so far.
   absl::Status ParseAttributeList(const AttrTable& table, bool allow_attributes,
                                   absl::flat_hash_set<std::string>* seen,
-                                  size_t required_offset, absl::string_view context);
+                                  absl::string_view context);
   // `{name=value, ...}` or `{name=value name=value}` (commas optional).
   absl::Status ParseSubAttributes(const AttrTable& table, absl::string_view context);
   void AddCommonAttributes(Scope& scope, PendingInstruction& p, AttrTable& table);

@@ -111,6 +111,14 @@ absl::Status HloParserImpl::ParseAttributeList(const AttrTable& table, bool allo
       lexer_.Lex();
       TS_RETURN_IF_ERROR(entry->parse());
     }
+    // One of our attributes on the same line without a comma is a missing
+    // comma (a new instruction "name=..." would start a new line).
+    if (Kind() == TokKind::kAttributeName && table.Find(lexer_.token().text) != nullptr &&
+        lexer_.LineAndColumn(Offset()).first ==
+            lexer_.LineAndColumn(lexer_.PreviousTokenEnd()).first) {
+      return ErrorAt(Offset(), absl::StrCat("expected ',' before attribute '",
+                                            lexer_.token().text, "'"));
+    }
   }
   const std::string missing = table.FirstMissing(*seen);
   if (!missing.empty()) {

@@ -441,6 +441,65 @@ TEST(ParseErrorTest, MalformedOperandList) {
                       "expected '(' to begin the operand list"));
 }
 
+TEST(ParseErrorTest, MalformedAttributeList) {
+  EXPECT_TRUE(FailsAt(Entry("  ROOT %r = f32[4] add(%x, %y),"), "}",
+                      "expected an attribute name (name=value), got '}'", "add(%x, %y),"));
+  EXPECT_TRUE(FailsAt(Entry("  ROOT %r = f32[4] transpose(%x) dimensions={0}"), "dimensions",
+                      "expected ',' before attribute 'dimensions'"));
+  EXPECT_TRUE(FailsAt(Entry("  ROOT %r = f32[4] negate(%x), metadata={} sharding={replicated}"),
+                      "sharding", "expected ',' before attribute 'sharding'"));
+  // An attribute this opcode does not have, without a comma, is the start
+  // of something else.
+  EXPECT_TRUE(FailsAt(Entry("  ROOT %r = f32[4] negate(%x) dimensions={0}"), "{0}",
+                      "expected a shape or an opcode, got '{'"));
+  EXPECT_TRUE(FailsAt(Entry("  ROOT %r = f32[4] transpose(%x), dimensions {0}"), "dimensions",
+                      "expected an attribute name (name=value), got identifier 'dimensions'"));
+}
+
+TEST(ParseErrorTest, TextAfterTheLastComputation) {
+  EXPECT_TRUE(FailsAt("ENTRY %e {\n  ROOT %c = f32[] constant(1)\n}\nHloModule again\n",
+                      "HloModule", "expected a computation name, got 'HloModule'"));
+  EXPECT_TRUE(FailsAt("HloModule m\nHloModule n\nENTRY %e {\n  ROOT %c = f32[] constant(1)\n}\n",
+                      "HloModule n", "expected a computation name, got 'HloModule'"));
+}
+
+TEST(ParseErrorTest, BadCustomCalls) {
+  const std::string comp = "%c (p: f32[]) -> f32[] {\n  ROOT %p = f32[] parameter(0)\n}\n";
+  EXPECT_TRUE(FailsAt(Entry("  ROOT %r = f32[4] custom-call(%x), custom_call_target=\"a\", "
+                            "to_apply=%c, called_computations={%c}",
+                            comp),
+                      ", custom_call_target",
+                      "custom-call cannot have both to_apply and "
+                      "called_computations"));
+  EXPECT_TRUE(FailsAt(Entry("  ROOT %r = f32[4] custom-call(%x, %y), custom_call_target=\"a\", "
+                            "operand_layout_constraints={f32[4]{0}}"),
+                      ", custom_call_target", "expected 2 operand layout constraints, got 1"));
+  EXPECT_TRUE(FailsAt(Entry("  ROOT %r = f32[4] custom-call(%x), custom_call_target=a"), "a\n",
+                      "expected a quoted string, got identifier 'a'", "custom_call_target="));
+}
+
+TEST(ParseErrorTest, BadAsyncOps) {
+  EXPECT_TRUE(FailsAt(Entry("  ROOT %r = f32[4] custom-call-start(%x), custom_call_target=\"a\""),
+                      "custom-call-start",
+                      "custom-call-start needs a result shape ((operands...), result, ...)"));
+  EXPECT_TRUE(FailsAt(Entry("  ROOT %r = f32[4] custom-call-done(%x)"), "custom-call-done",
+                      "custom-call-done expects one async-start or async-update operand"));
+  EXPECT_TRUE(FailsAt(Entry("  %s = ((f32[4]), f32[4], u32[]) custom-call-start(%x), "
+                            "custom_call_target=\"a\"\n  ROOT %r = f32[4] negate-done(%s)"),
+                      "negate-done", "negate-done does not continue an async negate"));
+  EXPECT_TRUE(FailsAt(Entry("  ROOT %r = f32[4] constant-start(%x)"), "constant-start",
+                      "cannot wrap constant in an async op"));
+  EXPECT_TRUE(FailsAt(Entry("  ROOT %r = f32[4] async-start(%x)"), "\n}",
+                      "expected attribute 'calls' for async-start", "async-start(%x)"));
+}
+
+TEST(ParseErrorTest, BadCollectivePermute) {
+  EXPECT_TRUE(FailsAt(Entry("  ROOT %r = f32[4] collective-permute(%x), "
+                            "source_target_pairs={{0,1}}, slice_sizes={{2}}"),
+                      "collective-permute",
+                      "expected 4 operands for an in-place collective permute with slice_sizes"));
+}
+
 // ---------------------------------------------------------------------------
 // Attribute values.
 
@@ -928,11 +987,46 @@ ENTRY %e {
   ROOT %t = (f32[2,5,5,5], c64[2]) tuple(%d, c64[2] constant({(1,2), (3,-4)}))
 }
 )",
+    R"(HloModule more, replica_count=2, frontend_attributes={a="b"}
+%neg (x: f32[4]) -> f32[4] {
+  %x = f32[4] parameter(0)
+  ROOT %n = f32[4] negate(%x)
+}
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %main (p: f32[4], i: s32[]) -> (f32[4], f32[4]) {
+  %p = f32[4] parameter(0), sharding={devices=[2]<=[2]}
+  %i = s32[] parameter(1)
+  %c = f32[4] conditional(%i, %p, %p), branch_computations={%neg, %neg}
+  %ar = f32[4] all-reduce(%c), replica_groups=[1,2]<=[2], to_apply=%sum, channel_id=1
+  %s = ((f32[4]), f32[4], u32[]) custom-call-start(%ar), custom_call_target="t", api_version=API_VERSION_TYPED_FFI
+  %d = f32[4] custom-call-done(%s)
+  %dom = f32[4] domain(%d), domain={kind="sharding", entry={maximal device=0}, exit={replicated}}
+  %n = f32[4] add(f32[4] negate(%dom), f32[4] broadcast(f32[] constant(2))), control-predecessors={%ar}
+  %r = f32[] reduce(%n, f32[] constant(0)), dimensions={0}, to_apply={
+    %l = f32[] parameter(0)
+    %m = f32[] parameter(1)
+    ROOT %mx = f32[] maximum(%l, %m)
+  }
+  %srt = f32[4] sort(%n), dimensions={0}, is_stable=true, to_apply=%sum
+  ROOT %t = (f32[4], f32[4]) tuple(%srt, %n), sharding={{replicated}, {manual}}
+}
+)",
 };
 
-TEST(ParseRobustnessTest, EveryPrefixIsHandled) {
+TEST(ParseRobustnessTest, EverySeedParses) {
   for (absl::string_view full : kValidModules) {
-    ASSERT_TRUE(ParseHloModule(full).ok()) << ParseHloModule(full).status();
+    EXPECT_TRUE(ParseHloModule(full).ok()) << ParseHloModule(full).status();
+  }
+}
+
+// Every truncation of the first two seeds (the third only takes part in the
+// mutation test, to keep the tests fast).
+TEST(ParseRobustnessTest, EveryPrefixIsHandled) {
+  for (absl::string_view full : {kValidModules[0], kValidModules[1]}) {
     for (size_t n = 0; n < full.size(); ++n) {
       absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(full.substr(0, n));
       if (!module.ok()) {
@@ -958,7 +1052,7 @@ std::vector<std::string> MutationSeeds() {
   return seeds;
 }
 
-// A deterministic sample of byte replacements and deletions: 1500 single
+// A deterministic sample of byte replacements and deletions: 1000 single
 // mutations per seed by default, to keep the test fast.  For long runs (e.g.
 // under a sanitizer) set TESSERA_PARSER_FUZZ_TRIALS to the trials per seed;
 // those runs also stack up to four mutations per trial.
@@ -974,7 +1068,7 @@ TEST(ParseRobustnessTest, SingleByteMutationsAreHandled) {
     state ^= state << 17;
     return state;
   };
-  int64_t trials = 1500;
+  int64_t trials = 1000;
   int max_mutations = 1;
   if (const char* env = std::getenv("TESSERA_PARSER_FUZZ_TRIALS"); env != nullptr) {
     trials = std::atoll(env);
@@ -1006,6 +1100,42 @@ TEST(ParseRobustnessTest, SingleByteMutationsAreHandled) {
   }
   EXPECT_GT(failed, 0);
   EXPECT_GT(parsed, 0);
+}
+
+// Every single-byte replacement of shapes, literals and shardings given to
+// the standalone entry points.
+TEST(ParseRobustnessTest, StandaloneEntryPointMutations) {
+  const char kReplacements[] = {'{', '}', '(', ')', ',', '[', ']',  '0',
+                                '9', '-', 'T', '<', '=', ' ', '\0', '\xff'};
+  const std::string shapes[] = {"(f32[2,<=3]{1,0:T(2,128)(2,1)E(8)S(1)}, (s32[], token[]))"};
+  const std::string literals[] = {"({ { 1.5, -inf }, { nan(0x1), 2 } }, ((1, -2.5e3)))"};
+  const std::string shardings[] = {
+      "{{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dims={manual} metadata={op_name=\"a\"}}, "
+      "{maximal device=1}, {replicated shard_as 2}}"};
+  const Shape literal_shape =
+      Shape::MakeTuple({Shape(F32, {2, 2}), Shape::MakeTuple({Shape(C64, {})})});
+  auto mutate = [&](const std::string& seed, auto&& parse) {
+    for (size_t at = 0; at < seed.size(); ++at) {
+      for (char replacement : kReplacements) {
+        std::string text = seed;
+        text[at] = replacement;
+        parse(text);
+      }
+    }
+  };
+  for (const std::string& seed : shapes) {
+    ASSERT_TRUE(ParseShape(seed).ok()) << ParseShape(seed).status();
+    mutate(seed, [](const std::string& text) { (void)ParseShape(text); });
+  }
+  for (const std::string& seed : literals) {
+    ASSERT_TRUE(ParseLiteral(seed, literal_shape).ok())
+        << ParseLiteral(seed, literal_shape).status();
+    mutate(seed, [&](const std::string& text) { (void)ParseLiteral(text, literal_shape); });
+  }
+  for (const std::string& seed : shardings) {
+    ASSERT_TRUE(ParseSharding(seed).ok()) << ParseSharding(seed).status();
+    mutate(seed, [](const std::string& text) { (void)ParseSharding(text); });
+  }
 }
 
 TEST(ParseRobustnessTest, StandaloneEntryPointsHandleGarbage) {

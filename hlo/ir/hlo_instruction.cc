@@ -178,12 +178,14 @@ std::vector<int64_t> HloInstruction::OperandIndices(const HloInstruction* operan
 }
 
 void HloInstruction::AddUser(HloInstruction* user) {
-  if (std::find(users_.begin(), users_.end(), user) == users_.end()) users_.push_back(user);
+  // The set keeps adding O(1) for values with very many users (a constant
+  // broadcast into every layer of a large model); the vector keeps order.
+  if (user_set_.insert(user).second) users_.push_back(user);
 }
 
 void HloInstruction::RemoveUser(HloInstruction* user) {
-  auto it = std::find(users_.begin(), users_.end(), user);
-  if (it != users_.end()) users_.erase(it);
+  if (user_set_.erase(user) == 0) return;
+  users_.erase(std::find(users_.begin(), users_.end(), user));
 }
 
 void HloInstruction::AppendOperand(HloInstruction* operand) {

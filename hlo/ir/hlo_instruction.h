@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "hlo/ir/hlo_attributes.h"
@@ -294,6 +295,7 @@ class HloInstruction {
   Shape shape_;
   std::vector<HloInstruction*> operands_;
   std::vector<HloInstruction*> users_;
+  absl::flat_hash_set<const HloInstruction*> user_set_;  // the same, for lookups
   std::vector<HloInstruction*> control_predecessors_;
   std::vector<HloInstruction*> control_successors_;
   std::vector<HloComputation*> called_computations_;

@@ -40,6 +40,14 @@ std::vector<HloInstruction*> HloComputation::instructions() const {
   return result;
 }
 
+bool HloComputation::HasOtherInstructionNamed(absl::string_view name,
+                                              const HloInstruction* except) const {
+  for (const auto& instruction : instructions_) {
+    if (instruction.get() != except && instruction->name() == name) return true;
+  }
+  return false;
+}
+
 absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
   auto it = positions_.find(instruction);
   if (it == positions_.end()) {

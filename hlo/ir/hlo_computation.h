@@ -73,6 +73,9 @@ class HloComputation {
   int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }
   // Instructions in the order they were added.
   std::vector<HloInstruction*> instructions() const;
+  // Whether an instruction other than `except` is named `name` (a scan,
+  // without copying the instruction list).
+  bool HasOtherInstructionNamed(absl::string_view name, const HloInstruction* except) const;
   bool Contains(const HloInstruction* instruction) const {
     return positions_.contains(instruction);
   }

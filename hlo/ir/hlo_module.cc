@@ -17,13 +17,21 @@ absl::string_view NameBase(absl::string_view name) {
   return name;
 }
 
-std::string UniqueName(absl::string_view base, absl::flat_hash_set<std::string>& taken) {
+// A name not in `taken`: `base`, else "base.N" for the smallest N not yet
+// tried for this base (`next_suffix` remembers it, so handing out many
+// names of one base stays linear).
+std::string UniqueName(absl::string_view base, absl::flat_hash_set<std::string>& taken,
+                       absl::flat_hash_map<std::string, int64_t>& next_suffix) {
   base = NameBase(base);
   if (base.empty()) base = "instruction";
   if (taken.insert(std::string(base)).second) return std::string(base);
-  for (int64_t i = 1;; ++i) {
+  int64_t& suffix = next_suffix[base];
+  for (int64_t i = std::max<int64_t>(suffix, 1);; ++i) {
     std::string candidate = absl::StrCat(base, ".", i);
-    if (taken.insert(candidate).second) return candidate;
+    if (taken.insert(candidate).second) {
+      suffix = i + 1;
+      return candidate;
+    }
   }
 }
 
@@ -35,7 +43,7 @@ HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> comput
   raw->SetUniqueId(next_computation_id_++);
   if (raw->name().empty() || computation_names_.contains(raw->name())) {
     raw->SetName(UniqueName(raw->name().empty() ? "computation" : raw->name(),
-                            computation_names_));
+                            computation_names_, next_suffix_));
   } else {
     computation_names_.insert(raw->name());
   }
@@ -54,32 +62,43 @@ HloComputation* HloModule::AddEmbeddedComputation(std::unique_ptr<HloComputation
 }
 
 absl::Status HloModule::RemoveComputation(HloComputation* computation) {
-  if (computation == entry_) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot remove the entry computation ", computation->name()));
+  return RemoveComputations({computation});
+}
+
+absl::Status HloModule::RemoveComputations(absl::Span<HloComputation* const> doomed) {
+  absl::flat_hash_set<const HloComputation*> removing(doomed.begin(), doomed.end());
+  for (const HloComputation* computation : doomed) {
+    if (computation == entry_) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot remove the entry computation ", computation->name()));
+    }
   }
+  // One scan for the whole set: nothing that stays may call what goes.
   for (const auto& other : computations_) {
-    if (other.get() == computation) continue;
+    if (removing.contains(other.get())) continue;
     for (const HloInstruction* instruction : other->instructions()) {
       for (const HloComputation* callee : instruction->called_computations()) {
-        if (callee == computation) {
+        if (removing.contains(callee)) {
           return absl::FailedPreconditionError(
-              absl::StrCat("cannot remove computation ", computation->name(),
+              absl::StrCat("cannot remove computation ", callee->name(),
                            ": it is called by %", instruction->name()));
         }
       }
     }
   }
-  for (auto it = computations_.begin(); it != computations_.end(); ++it) {
-    if (it->get() == computation) {
-      computation_names_.erase(computation->name());
-      if (schedule_) schedule_->RemoveSequence(computation);
-      computations_.erase(it);
-      return absl::OkStatus();
-    }
+  size_t found = 0;
+  for (const auto& computation : computations_) found += removing.contains(computation.get());
+  if (found != removing.size()) {
+    return absl::NotFoundError(absl::StrCat("a computation to remove is not in module ", name_));
   }
-  return absl::NotFoundError(absl::StrCat("computation ", computation->name(),
-                                          " is not in module ", name_));
+  for (const HloComputation* computation : doomed) {
+    computation_names_.erase(computation->name());
+    if (schedule_) schedule_->RemoveSequence(computation);
+  }
+  std::erase_if(computations_, [&](const std::unique_ptr<HloComputation>& computation) {
+    return removing.contains(computation.get());
+  });
+  return absl::OkStatus();
 }
 
 std::vector<HloComputation*> HloModule::computations() const {
@@ -149,11 +168,11 @@ int64_t HloModule::instruction_count() const {
 }
 
 std::string HloModule::UniqueInstructionName(absl::string_view base) {
-  return UniqueName(base, instruction_names_);
+  return UniqueName(base, instruction_names_, next_suffix_);
 }
 
 std::string HloModule::UniqueComputationName(absl::string_view base) {
-  return UniqueName(base, computation_names_);
+  return UniqueName(base, computation_names_, next_computation_suffix_);
 }
 
 void HloModule::RegisterInstruction(HloInstruction* instruction) {
@@ -165,12 +184,7 @@ void HloModule::RegisterInstruction(HloInstruction* instruction) {
   bool clash = instruction->name().empty();
   if (!clash && instruction->parent() != nullptr &&
       instruction_names_.contains(instruction->name())) {
-    for (const HloInstruction* other : instruction->parent()->instructions()) {
-      if (other != instruction && other->name() == instruction->name()) {
-        clash = true;
-        break;
-      }
-    }
+    clash = instruction->parent()->HasOtherInstructionNamed(instruction->name(), instruction);
   }
   if (clash) {
     instruction->SetName(UniqueInstructionName(

@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "hlo/ir/hlo_computation.h"
 
 namespace tessera {
@@ -90,6 +91,9 @@ class HloModule {
   HloComputation* AddEmbeddedComputation(std::unique_ptr<HloComputation> computation);
   // Removes a computation no instruction calls.
   absl::Status RemoveComputation(HloComputation* computation);
+  // Removes several at once (one scan of the module for callers, however
+  // many go); none may be called by a computation that stays.
+  absl::Status RemoveComputations(absl::Span<HloComputation* const> computations);
 
   HloComputation* entry_computation() const { return entry_; }
   void set_entry_computation(HloComputation* entry) { entry_ = entry; }
@@ -127,6 +131,8 @@ class HloModule {
   std::optional<HloSchedule> schedule_;
   absl::flat_hash_set<std::string> instruction_names_;
   absl::flat_hash_set<std::string> computation_names_;
+  absl::flat_hash_map<std::string, int64_t> next_suffix_;  // per instruction name base
+  absl::flat_hash_map<std::string, int64_t> next_computation_suffix_;
   int64_t next_instruction_id_ = 0;
   int64_t next_computation_id_ = 0;
 };

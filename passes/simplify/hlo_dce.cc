@@ -45,16 +45,15 @@ absl::StatusOr<bool> RemoveDeadComputations(HloModule* module) {
       }
     }
   }
-  // Callers before callees, so each removal leaves its callees uncalled.
   std::vector<HloComputation*> order = module->MakeComputationPostOrder();
   std::reverse(order.begin(), order.end());
-  bool changed = false;
+  std::vector<HloComputation*> dead;
   for (HloComputation* computation : order) {
-    if (live.contains(computation)) continue;
-    TS_RETURN_IF_ERROR(module->RemoveComputation(computation));
-    changed = true;
+    if (!live.contains(computation)) dead.push_back(computation);
   }
-  return changed;
+  if (dead.empty()) return false;
+  TS_RETURN_IF_ERROR(module->RemoveComputations(dead));
+  return true;
 }
 
 }  // namespace

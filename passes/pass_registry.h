@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "passes/fusion/fusion_cost_model.h"
 #include "passes/hlo_pass.h"
 #include "passes/pass_pipeline.h"
 
@@ -16,12 +17,15 @@ namespace tessera {
 // The names `MakePassByName` knows, sorted.
 std::vector<std::string> RegisteredPassNames();
 // A fresh pass, or NotFound listing the known names.
-absl::StatusOr<std::unique_ptr<HloPass>> MakePassByName(absl::string_view name);
+absl::StatusOr<std::unique_ptr<HloPass>> MakePassByName(
+    absl::string_view name, std::vector<FusionExplanation>* explanations = nullptr);
 
 // The names `MakePipelineByName` knows ("simplify", ...).
 std::vector<std::string> RegisteredPipelineNames();
+// `explanations`, when set, collects the fusion passes' decisions.
 absl::StatusOr<std::unique_ptr<PassPipeline>> MakePipelineByName(
-    absl::string_view name, const PassPipelineOptions& options);
+    absl::string_view name, const PassPipelineOptions& options,
+    std::vector<FusionExplanation>* explanations = nullptr);
 
 }  // namespace tessera
 

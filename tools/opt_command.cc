@@ -23,6 +23,8 @@ const std::vector<FlagSpec>& OptFlags() {
       {"stats", false, false, "print each pass's time, whether it changed the module, and "
                               "instruction counts (to standard error)"},
       {"verify_each", false, false, "run the verifier after every pass that changed the module"},
+      {"explain_fusion", false, false, "print why each fusion candidate fused or did not (to "
+                                       "standard error)"},
       {"o", true, false, "write the module to FILE instead of standard output"},
   };
   return *flags;
@@ -33,7 +35,8 @@ const std::vector<FlagSpec>& OptFlags() {
 std::string OptUsage() {
   return absl::StrCat(
       "usage: tessera opt MODULE [--passes=a,b,c | --pipeline=NAME] [--dump_dir=DIR]\n"
-      "                  [--dump_pass_re=RE] [--stats] [--verify_each] [-o FILE]\n"
+      "                  [--dump_pass_re=RE] [--stats] [--explain_fusion] [--verify_each]\n"
+      "                  [-o FILE]\n"
       "Runs optimization passes over MODULE and prints the result as HLO text.\n"
       "pipelines: ", absl::StrJoin(RegisteredPipelineNames(), ", "), "\n",
       "passes: ", absl::StrJoin(RegisteredPassNames(), ", "), "\n",
@@ -56,17 +59,19 @@ absl::Status RunOptCommand(const std::vector<std::string>& args, std::ostream& o
   options.dump_pass_re = cl.Get("dump_pass_re");
   if (cl.Has("verify_each")) options.verify = true;
 
+  std::vector<FusionExplanation> explanations;
+  std::vector<FusionExplanation>* explain = cl.Has("explain_fusion") ? &explanations : nullptr;
   std::unique_ptr<PassPipeline> pipeline;
   if (cl.Has("passes")) {
     pipeline = std::make_unique<PassPipeline>("opt", options);
     for (absl::string_view name : absl::StrSplit(cl.Get("passes"), ',', absl::SkipEmpty())) {
-      absl::StatusOr<std::unique_ptr<HloPass>> pass = MakePassByName(name);
+      absl::StatusOr<std::unique_ptr<HloPass>> pass = MakePassByName(name, explain);
       if (!pass.ok()) return absl::InvalidArgumentError(absl::StrCat("tessera opt: ", pass.status().message()));
       pipeline->AddPass(*std::move(pass));
     }
   } else {
     absl::StatusOr<std::unique_ptr<PassPipeline>> named =
-        MakePipelineByName(cl.Get("pipeline", "simplify"), options);
+        MakePipelineByName(cl.Get("pipeline", "simplify"), options, explain);
     if (!named.ok()) return absl::InvalidArgumentError(absl::StrCat("tessera opt: ", named.status().message()));
     pipeline = *std::move(named);
   }
@@ -79,6 +84,7 @@ absl::Status RunOptCommand(const std::vector<std::string>& args, std::ostream& o
         absl::StrCat("tessera opt: the optimized module does not verify: ", status.message()));
   }
   if (cl.Has("stats")) err << pipeline->stats().ToString();
+  if (explain != nullptr) err << ExplainFusion(explanations);
   const std::string text = PrintHloModule(*module);
   if (cl.Has("o")) return WriteStringToFile(cl.Get("o"), text);
   out << text;

@@ -111,5 +111,18 @@ TEST(OptCommandTest, BadDumpRegex) {
   EXPECT_THAT(status.message(), HasSubstr("bad --dump_pass_re"));
 }
 
+TEST(OptCommandTest, FusionPipelineSchedulesAndExplains) {
+  std::string out, err;
+  ASSERT_TRUE(
+      Opt({WriteTemp("h.hlo", kModule), "--pipeline=fusion", "--explain_fusion", "--stats"}, &out,
+          &err).ok());
+  EXPECT_THAT(out, HasSubstr("is_scheduled=true"));
+  EXPECT_THAT(out, HasSubstr("fusion("));
+  EXPECT_THAT(out, HasSubstr("kind=kLoop"));
+  EXPECT_TRUE(ParseHloModule(out).ok()) << out;
+  EXPECT_THAT(err, HasSubstr("fusion/scheduler"));
+  EXPECT_THAT(err, HasSubstr("fusion: %"));  // an explanation line
+}
+
 }  // namespace
 }  // namespace tessera

@@ -11,11 +11,9 @@
 
 namespace tessera {
 
-std::unique_ptr<PassPipeline> MakeSimplifyPipeline(const SimplifyOptions& options,
-                                                   const PassPipelineOptions& pipeline_options) {
-  auto pipeline = std::make_unique<PassPipeline>("simplify", pipeline_options);
-  pipeline->AddPass<CallInliner>();
-  PassPipeline& loop = pipeline->AddFixedPoint("simplify-fixed-point", options.max_iterations);
+void AddSimplifyPasses(PassPipeline& pipeline, const SimplifyOptions& options) {
+  pipeline.AddPass<CallInliner>();
+  PassPipeline& loop = pipeline.AddFixedPoint("simplify-fixed-point", options.max_iterations);
   loop.AddPass<ZeroSizedElimination>();
   loop.AddPass<AlgebraicSimplifier>();
   loop.AddPass<OperatorSinking>();
@@ -23,6 +21,12 @@ std::unique_ptr<PassPipeline> MakeSimplifyPipeline(const SimplifyOptions& option
   loop.AddPass<TupleSimplifier>();
   loop.AddPass<HloCse>();
   loop.AddPass<HloDce>();
+}
+
+std::unique_ptr<PassPipeline> MakeSimplifyPipeline(const SimplifyOptions& options,
+                                                   const PassPipelineOptions& pipeline_options) {
+  auto pipeline = std::make_unique<PassPipeline>("simplify", pipeline_options);
+  AddSimplifyPasses(*pipeline, options);
   return pipeline;
 }
 

@@ -25,6 +25,10 @@ struct SimplifyOptions {
 std::unique_ptr<PassPipeline> MakeSimplifyPipeline(const SimplifyOptions& options = {},
                                                    const PassPipelineOptions& pipeline = {});
 
+// Adds the same passes to a larger pipeline (which then records their
+// stats and dumps with its own).
+void AddSimplifyPasses(PassPipeline& pipeline, const SimplifyOptions& options = {});
+
 }  // namespace tessera
 
 #endif  // TESSERA_PASSES_SIMPLIFY_SIMPLIFY_PIPELINE_H_

@@ -1,0 +1,24 @@
+#include "passes/fusion/fusion_pipeline.h"
+
+#include "passes/fusion/horizontal_fusion.h"
+#include "passes/fusion/instruction_fusion.h"
+#include "passes/fusion/multi_output_fusion.h"
+#include "passes/schedule/hlo_scheduler.h"
+#include "passes/simplify/hlo_dce.h"
+#include "passes/simplify/simplify_pipeline.h"
+
+namespace tessera {
+
+std::unique_ptr<PassPipeline> MakeFusionPipeline(const FusionPipelineOptions& options,
+                                                 const PassPipelineOptions& pipeline_options) {
+  auto pipeline = std::make_unique<PassPipeline>("fusion", pipeline_options);
+  AddSimplifyPasses(*pipeline);
+  pipeline->AddPass<InstructionFusion>(options.cost, options.explanations);
+  pipeline->AddPass<MultiOutputFusion>(options.cost, options.explanations);
+  pipeline->AddPass<HorizontalFusion>(options.cost, options.explanations);
+  pipeline->AddPass<HloDce>();
+  pipeline->AddPass<HloScheduler>();
+  return pipeline;
+}
+
+}  // namespace tessera

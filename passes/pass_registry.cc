@@ -9,6 +9,7 @@
 #include "passes/fusion/horizontal_fusion.h"
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
+#include "passes/memory/copy_insertion.h"
 #include "passes/schedule/hlo_scheduler.h"
 #include "passes/simplify/algebraic_simplifier.h"
 #include "passes/simplify/call_inliner.h"
@@ -44,7 +45,7 @@ const std::map<std::string, PassFactory>& Passes() {
   static const auto* passes = new std::map<std::string, PassFactory>{
       Entry<AlgebraicSimplifier>(), Entry<CallInliner>(),      Entry<ConstantFolding>(),      Entry<HloCse>(),
       Entry<HloDce>(),           Entry<OperatorSinking>(),      Entry<TupleSimplifier>(),
-      Entry<ZeroSizedElimination>(), Entry<HloScheduler>(),
+      Entry<ZeroSizedElimination>(), Entry<HloScheduler>(), Entry<CopyInsertion>(),
       FusionEntry<InstructionFusion>(), FusionEntry<MultiOutputFusion>(),
       FusionEntry<HorizontalFusion>(),
   };

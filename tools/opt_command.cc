@@ -6,6 +6,7 @@
 #include "hlo/analysis/hlo_verifier.h"
 #include "hlo/ir/status_macros.h"
 #include "hlo/parser/hlo_printer.h"
+#include "passes/memory/buffer_assignment.h"
 #include "passes/pass_registry.h"
 #include "tools/command_line.h"
 #include "tools/module_io.h"
@@ -23,6 +24,8 @@ const std::vector<FlagSpec>& OptFlags() {
       {"stats", false, false, "print each pass's time, whether it changed the module, and "
                               "instruction counts (to standard error)"},
       {"verify_each", false, false, "run the verifier after every pass that changed the module"},
+      {"show_buffers", false, false, "assign buffers to the optimized (scheduled) module and "
+                                     "print the plan and its summary (to standard error)"},
       {"explain_fusion", false, false, "print why each fusion candidate fused or did not (to "
                                        "standard error)"},
       {"o", true, false, "write the module to FILE instead of standard output"},
@@ -35,7 +38,8 @@ const std::vector<FlagSpec>& OptFlags() {
 std::string OptUsage() {
   return absl::StrCat(
       "usage: tessera opt MODULE [--passes=a,b,c | --pipeline=NAME] [--dump_dir=DIR]\n"
-      "                  [--dump_pass_re=RE] [--stats] [--explain_fusion] [--verify_each]\n"
+      "                  [--dump_pass_re=RE] [--stats] [--explain_fusion] [--show_buffers]\n"
+      "                  [--verify_each]\n"
       "                  [-o FILE]\n"
       "Runs optimization passes over MODULE and prints the result as HLO text.\n"
       "pipelines: ", absl::StrJoin(RegisteredPipelineNames(), ", "), "\n",
@@ -85,6 +89,20 @@ absl::Status RunOptCommand(const std::vector<std::string>& args, std::ostream& o
   }
   if (cl.Has("stats")) err << pipeline->stats().ToString();
   if (explain != nullptr) err << ExplainFusion(explanations);
+  if (cl.Has("show_buffers")) {
+    if (!module->has_schedule()) {
+      return absl::FailedPreconditionError(
+          "tessera opt: --show_buffers needs a scheduled module; use --pipeline=fusion (or "
+          "end --passes with copy-insertion,scheduler)");
+    }
+    absl::StatusOr<BufferAssignment> assignment = AssignBuffers(*module);
+    if (!assignment.ok()) {
+      return absl::Status(assignment.status().code(),
+                          absl::StrCat("tessera opt: buffer assignment: ",
+                                       assignment.status().message()));
+    }
+    err << assignment->ToString();
+  }
   const std::string text = PrintHloModule(*module);
   if (cl.Has("o")) return WriteStringToFile(cl.Get("o"), text);
   out << text;

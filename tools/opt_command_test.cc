@@ -124,5 +124,17 @@ TEST(OptCommandTest, FusionPipelineSchedulesAndExplains) {
   EXPECT_THAT(err, HasSubstr("fusion: %"));  // an explanation line
 }
 
+TEST(OptCommandTest, ShowBuffersPrintsThePlan) {
+  std::string out, err;
+  ASSERT_TRUE(
+      Opt({WriteTemp("i.hlo", kModule), "--pipeline=fusion", "--show_buffers"}, &out, &err).ok());
+  EXPECT_THAT(err, HasSubstr("summary: peak"));
+}
+
+TEST(OptCommandTest, ShowBuffersNeedsASchedule) {
+  absl::Status status = Opt({WriteTemp("j.hlo", kModule), "--show_buffers"});
+  EXPECT_THAT(status.message(), HasSubstr("--show_buffers needs a scheduled module"));
+}
+
 }  // namespace
 }  // namespace tessera

@@ -3,6 +3,7 @@
 #include "passes/fusion/horizontal_fusion.h"
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
+#include "passes/memory/copy_insertion.h"
 #include "passes/schedule/hlo_scheduler.h"
 #include "passes/simplify/hlo_dce.h"
 #include "passes/simplify/simplify_pipeline.h"
@@ -17,6 +18,9 @@ std::unique_ptr<PassPipeline> MakeFusionPipeline(const FusionPipelineOptions& op
   pipeline->AddPass<MultiOutputFusion>(options.cost, options.explanations);
   pipeline->AddPass<HorizontalFusion>(options.cost, options.explanations);
   pipeline->AddPass<HloDce>();
+  // Copies that let loop state, branch results and outputs share storage
+  // under any schedule; it drops a schedule, so the scheduler comes after.
+  pipeline->AddPass<CopyInsertion>();
   pipeline->AddPass<HloScheduler>();
   return pipeline;
 }

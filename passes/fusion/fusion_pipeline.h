@@ -1,6 +1,6 @@
 // The backend-independent `fusion` pipeline: Simplify, then vertical,
-// multi-output and horizontal fusion, DCE, and the memory-minimizing
-// scheduler.  Backends run it with their own cost parameters;
+// multi-output and horizontal fusion, DCE, copy insertion, and the
+// memory-minimizing scheduler; the result is ready for buffer assignment.  Backends run it with their own cost parameters;
 // `tessera opt --pipeline=fusion` runs it with the defaults.
 #ifndef TESSERA_PASSES_FUSION_FUSION_PIPELINE_H_
 #define TESSERA_PASSES_FUSION_FUSION_PIPELINE_H_

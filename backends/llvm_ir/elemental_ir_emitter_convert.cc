@@ -1,0 +1,253 @@
+// ElementalIrEmitter: the float formats and conversions: F16/BF16 to and
+// from their f32 compute type, convert between all element types (as
+// Literal::Convert does it), bitcast-convert, and reduce-precision (as
+// evaluator_convert.cc does it).
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/llvm_ir/elemental_ir_emitter.h"
+#include "hlo/ir/status_macros.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Intrinsics.h"
+
+namespace tessera {
+namespace llvm_ir {
+
+namespace {
+
+bool IsSmallFloat(PrimitiveType type) { return type == F16 || type == BF16; }
+
+}  // namespace
+
+
+// half::ToFloat and bfloat16's float conversion: exact, and a NaN keeps its
+// payload bits even when signaling.  (A plain fpext would quiet it, and
+// LLVM would fold fptrunc(op(fpext x)) into a half op that does not.)
+llvm::Value* ElementalIrEmitter::ToCompute(llvm::Value* value, PrimitiveType type) {
+  if (type == F16) {
+    llvm::Value* bits = b_->CreateZExt(b_->CreateBitCast(value, b_->getInt16Ty()), b_->getInt32Ty());
+    llvm::Value* is_nan = b_->CreateICmpUGT(b_->CreateAnd(bits, 0x7fff), b_->getInt32(0x7c00));
+    llvm::Value* nan = b_->CreateOr(b_->CreateOr(b_->CreateShl(b_->CreateAnd(bits, 0x8000), 16),
+                                                 b_->getInt32(0x7f800000)),
+                                    b_->CreateShl(b_->CreateAnd(bits, 0x3ff), 13));
+    return b_->CreateSelect(is_nan, b_->CreateBitCast(nan, b_->getFloatTy()),
+                            b_->CreateFPExt(value, b_->getFloatTy()));
+  }
+  if (type == BF16) {
+    llvm::Value* bits = b_->CreateShl(b_->CreateZExt(value, b_->getInt32Ty()), 16);
+    return b_->CreateBitCast(bits, b_->getFloatTy());
+  }
+  return value;
+}
+
+// bfloat16::FromFloat: round to nearest even on the bits; a NaN keeps its
+// top bits and is made quiet.
+llvm::Value* ElementalIrEmitter::FloatToBf16(llvm::Value* value) {
+  llvm::Value* u = b_->CreateBitCast(value, b_->getInt32Ty());
+  llvm::Value* is_nan = b_->CreateICmpUGT(b_->CreateAnd(u, 0x7fffffffu), b_->getInt32(0x7f800000u));
+  llvm::Value* high = b_->CreateLShr(u, 16);
+  llvm::Value* nan = b_->CreateTrunc(b_->CreateOr(high, 0x40), b_->getInt16Ty());
+  llvm::Value* bias = b_->CreateAdd(b_->getInt32(0x7fff), b_->CreateAnd(high, 1));
+  llvm::Value* rounded = b_->CreateTrunc(b_->CreateLShr(b_->CreateAdd(u, bias), 16),
+                                         b_->getInt16Ty());
+  return b_->CreateSelect(is_nan, nan, rounded);
+}
+
+llvm::Value* ElementalIrEmitter::FromCompute(llvm::Value* value, PrimitiveType type) {
+  if (type == F16) return b_->CreateFPTrunc(value, b_->getHalfTy());  // round to nearest even
+  if (type == BF16) return FloatToBf16(value);
+  return value;
+}
+
+llvm::Value* ElementalIrEmitter::RoundToOddF32(llvm::Value* value, PrimitiveType from) {
+  llvm::Type* f32 = b_->getFloatTy();
+  llvm::Type* i32 = b_->getInt32Ty();
+  if (from == F32) return value;
+  if (from == F64) {
+    llvm::Value* f = b_->CreateFPTrunc(value, f32);
+    llvm::Value* back = b_->CreateFPExt(f, b_->getDoubleTy());
+    llvm::Value* keep = b_->CreateOr(b_->CreateFCmpOEQ(back, value), b_->CreateFCmpUNO(value, value));
+    llvm::Value* rounded_up =
+        b_->CreateFCmpOGT(b_->CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back),
+                          b_->CreateUnaryIntrinsic(llvm::Intrinsic::fabs, value));
+    llvm::Value* bits = b_->CreateBitCast(f, i32);
+    bits = b_->CreateSelect(rounded_up, b_->CreateSub(bits, b_->getInt32(1)), bits);
+    llvm::Value* odd = b_->CreateBitCast(b_->CreateOr(bits, 1), f32);
+    return b_->CreateSelect(keep, f, odd);
+  }
+  const bool is_signed = IsSignedIntegralType(from);
+  const int width = BitWidth(from);
+  if (width <= 16) {
+    return is_signed ? b_->CreateSIToFP(value, f32) : b_->CreateUIToFP(value, f32);  // exact
+  }
+  llvm::Type* type = value->getType();
+  llvm::Value* magnitude =
+      is_signed ? b_->CreateBinaryIntrinsic(llvm::Intrinsic::abs, value, b_->getFalse()) : value;
+  llvm::Value* leading = b_->CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, magnitude, b_->getFalse());
+  llvm::Value* bit_width = b_->CreateSub(llvm::ConstantInt::get(type, width), leading);
+  llvm::Value* shift = b_->CreateBinaryIntrinsic(llvm::Intrinsic::usub_sat, bit_width,
+                                                 llvm::ConstantInt::get(type, 24));
+  llvm::Value* lost_mask =
+      b_->CreateSub(b_->CreateShl(llvm::ConstantInt::get(type, 1), shift), llvm::ConstantInt::get(type, 1));
+  llvm::Value* sticky =
+      b_->CreateZExt(b_->CreateICmpNE(b_->CreateAnd(magnitude, lost_mask), llvm::ConstantInt::get(type, 0)), type);
+  llvm::Value* kept = b_->CreateShl(b_->CreateOr(b_->CreateLShr(magnitude, shift), sticky), shift);
+  llvm::Value* result = b_->CreateUIToFP(kept, f32);  // at most 24 significant bits: exact
+  if (!is_signed) return result;
+  llvm::Value* negative = b_->CreateICmpSLT(value, llvm::ConstantInt::get(type, 0));
+  return b_->CreateSelect(negative, b_->CreateFNeg(result), result);
+}
+
+// ---------------------------------------------------------------------------
+// Convert (Literal::Convert's ConvertElement).
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConvert(llvm::Value* value,
+                                                             PrimitiveType from,
+                                                             PrimitiveType to) {
+  llvm::LLVMContext& context = b_->getContext();
+  if (from == to) return value;
+  TS_ASSIGN_OR_RETURN(llvm::Type * to_type, IrValueType(to, context));
+  TS_RETURN_IF_ERROR(IrValueType(from, context).status());
+  if (to == PRED) {
+    if (IsComplexType(from)) {
+      return b_->CreateOr(b_->CreateFCmpUNE(Re(value), llvm::ConstantFP::get(Re(value)->getType(), 0)),
+                          b_->CreateFCmpUNE(Im(value), llvm::ConstantFP::get(Im(value)->getType(), 0)));
+    }
+    if (IsFloatingPointType(from)) {
+      llvm::Value* x = ToCompute(value, from);
+      return b_->CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0));
+    }
+    return b_->CreateICmpNE(value, llvm::ConstantInt::get(value->getType(), 0));
+  }
+  if (from == PRED) {
+    value = b_->CreateZExt(value, b_->getInt8Ty());
+    from = U8;
+    if (to == U8) return value;
+  }
+  if (IsComplexType(from)) {
+    if (IsComplexType(to)) {
+      llvm::Type* part = to == C64 ? b_->getFloatTy() : b_->getDoubleTy();
+      return MakeComplex(b_->CreateFPCast(Re(value), part), b_->CreateFPCast(Im(value), part));
+    }
+    return EmitConvert(Re(value), ComplexComponentType(from), to);
+  }
+  if (IsComplexType(to)) {
+    const PrimitiveType part = ComplexComponentType(to);
+    TS_ASSIGN_OR_RETURN(llvm::Value * re, EmitConvert(value, from, part));
+    return MakeComplex(re, llvm::ConstantFP::get(re->getType(), 0.0));
+  }
+  if (IsSmallFloat(from)) {
+    value = ToCompute(value, from);  // exact
+    from = F32;
+    if (to == F32) return value;
+  }
+  if (IsSmallFloat(to)) return FromCompute(RoundToOddF32(value, from), to);
+  const bool from_float = IsFloatingPointType(from);
+  const bool to_float = IsFloatingPointType(to);
+  if (from_float && to_float) return b_->CreateFPCast(value, to_type);
+  if (from_float) {
+    // Saturating, NaN -> 0: exactly the evaluator's checks.
+    const auto intrinsic = IsSignedIntegralType(to) ? llvm::Intrinsic::fptosi_sat
+                                                    : llvm::Intrinsic::fptoui_sat;
+    return b_->CreateIntrinsic(intrinsic, {to_type, value->getType()}, {value});
+  }
+  if (to_float) {
+    return IsSignedIntegralType(from) ? b_->CreateSIToFP(value, to_type)
+                                      : b_->CreateUIToFP(value, to_type);
+  }
+  return b_->CreateIntCast(value, to_type, IsSignedIntegralType(from));
+}
+
+// Bitcast-convert between equal widths: the element's bits reinterpreted
+// (a PRED byte read back is != 0).  C64 is its two f32 halves, real first.
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitBitcastConvert(llvm::Value* value,
+                                                                    PrimitiveType from,
+                                                                    PrimitiveType to) {
+  const int width = BitWidth(from);
+  if (width != BitWidth(to)) {
+    return absl::UnimplementedError(
+        absl::StrCat("bitcast-convert from ", PrimitiveTypeName(from), " to ",
+                     PrimitiveTypeName(to), " changes the element width; not yet emitted"));
+  }
+  llvm::Type* bits_type = b_->getIntNTy(width);
+  llvm::Value* bits;
+  if (from == PRED) {
+    bits = b_->CreateZExt(value, bits_type);
+  } else if (IsComplexType(from)) {
+    llvm::Type* half_type = b_->getIntNTy(width / 2);
+    llvm::Value* re = b_->CreateZExt(b_->CreateBitCast(Re(value), half_type), bits_type);
+    llvm::Value* im = b_->CreateZExt(b_->CreateBitCast(Im(value), half_type), bits_type);
+    bits = b_->CreateOr(re, b_->CreateShl(im, width / 2));
+  } else {
+    bits = b_->CreateBitCast(value, bits_type);
+  }
+  if (to == PRED) return b_->CreateICmpNE(bits, llvm::ConstantInt::get(bits_type, 0));
+  if (IsComplexType(to)) {
+    llvm::Type* part = to == C64 ? b_->getFloatTy() : b_->getDoubleTy();
+    llvm::Type* half_type = b_->getIntNTy(width / 2);
+    llvm::Value* re = b_->CreateBitCast(b_->CreateTrunc(bits, half_type), part);
+    llvm::Value* im = b_->CreateBitCast(b_->CreateTrunc(b_->CreateLShr(bits, width / 2), half_type), part);
+    return MakeComplex(re, im);
+  }
+  TS_ASSIGN_OR_RETURN(llvm::Type * to_type, IrValueType(to, b_->getContext()));
+  return b_->CreateBitCast(bits, to_type);
+}
+
+// ReducePrecisionBits of evaluator_convert.cc, on the type's own bits.
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitReducePrecision(llvm::Value* value,
+                                                                     PrimitiveType type,
+                                                                     int exponent_bits,
+                                                                     int mantissa_bits) {
+  int src_mantissa, src_exponent;
+  switch (type) {
+    case F16: src_mantissa = 10, src_exponent = 5; break;
+    case BF16: src_mantissa = 7, src_exponent = 8; break;
+    case F32: src_mantissa = 23, src_exponent = 8; break;
+    case F64: src_mantissa = 52, src_exponent = 11; break;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("reduce-precision of ",
+                                                     PrimitiveTypeName(type)));
+  }
+  if (exponent_bits < 1 || mantissa_bits < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("reduce-precision needs exponent_bits >= 1 and mantissa_bits >= 0, not ",
+                     exponent_bits, " and ", mantissa_bits));
+  }
+  const int width = BitWidth(type);
+  llvm::Type* u = b_->getIntNTy(width);
+  auto constant = [&](uint64_t v) { return llvm::ConstantInt::get(u, v); };
+  const uint64_t all = width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+  const uint64_t sign_mask = uint64_t{1} << (width - 1);
+  const uint64_t exp_mask = ((uint64_t{1} << src_exponent) - 1) << src_mantissa;
+  llvm::Value* original = type == BF16 ? value : b_->CreateBitCast(value, u);
+  llvm::Value* bits = original;
+  llvm::Value* is_nan = b_->CreateICmpUGT(b_->CreateAnd(bits, constant(~sign_mask & all)),
+                                          constant(exp_mask));
+  if (mantissa_bits < src_mantissa) {
+    const int shift = src_mantissa - mantissa_bits;
+    const uint64_t last_bit = uint64_t{1} << shift;
+    const uint64_t bias = (last_bit >> 1) - 1;
+    llvm::Value* x_last = b_->CreateLShr(b_->CreateAnd(bits, constant(last_bit)), shift);
+    bits = b_->CreateAnd(b_->CreateAdd(b_->CreateAdd(bits, x_last), constant(bias)),
+                         constant(~(last_bit - 1) & all));
+  }
+  if (exponent_bits < src_exponent) {
+    const uint64_t exponent_bias = (uint64_t{1} << (src_exponent - 1)) - 1;
+    const uint64_t reduced_bias = (uint64_t{1} << (exponent_bits - 1)) - 1;
+    const uint64_t max_exponent = ((exponent_bias + reduced_bias) << src_mantissa) & all;
+    const uint64_t min_exponent = ((exponent_bias - reduced_bias) << src_mantissa) & all;
+    llvm::Value* x_exponent = b_->CreateAnd(bits, constant(exp_mask));
+    llvm::Value* signed_zero = b_->CreateAnd(bits, constant(sign_mask));
+    llvm::Value* overflows = b_->CreateICmpUGT(x_exponent, constant(max_exponent));
+    llvm::Value* underflows = b_->CreateICmpULE(x_exponent, constant(min_exponent));
+    bits = b_->CreateSelect(overflows, b_->CreateOr(signed_zero, constant(exp_mask)), bits);
+    bits = b_->CreateSelect(underflows, signed_zero, bits);
+  }
+  bits = b_->CreateSelect(is_nan, mantissa_bits > 0 ? original : constant(exp_mask), bits);
+  if (type == BF16) return bits;
+  return b_->CreateBitCast(bits, value->getType());
+}
+
+}  // namespace llvm_ir
+}  // namespace tessera

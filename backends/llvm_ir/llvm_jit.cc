@@ -1,0 +1,240 @@
+// LlvmJit: ORC LLJIT set up for the host CPU, the O3 pipeline of the new
+// pass manager, and lookups.  See llvm_jit.h.
+#include "backends/llvm_ir/llvm_jit.h"
+
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "backends/llvm_ir/llvm_jit_internal.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace tessera {
+namespace llvm_ir {
+
+struct LlvmJit::Impl {
+  JitOptions options;
+  std::string cpu_name;
+  std::string cpu_features;
+  std::string target_triple;
+  std::unique_ptr<llvm::TargetMachine> target_machine;  // for the optimizer
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  bool keep_optimized_ir = false;
+  std::string last_optimized_ir;
+  int module_count = 0;
+};
+
+namespace {
+
+std::string ErrorString(llvm::Error error) {
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  stream << error;
+  return stream.str();
+}
+
+void InitializeLlvmOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+// "+avx2,+fma,-avx512fp16,...": the host's features in LLVM's form.
+std::string HostFeatureString() {
+  std::vector<std::string> features;
+  for (const auto& feature : llvm::sys::getHostCPUFeatures()) {
+    features.push_back(absl::StrCat(feature.second ? "+" : "-",
+                                    absl::string_view(feature.first().data(),
+                                                      feature.first().size())));
+  }
+  std::sort(features.begin(), features.end());
+  return absl::StrJoin(features, ",");
+}
+
+llvm::CodeGenOptLevel CodeGenLevel(int opt_level) {
+  switch (opt_level) {
+    case 0: return llvm::CodeGenOptLevel::None;
+    case 1: return llvm::CodeGenOptLevel::Less;
+    case 2: return llvm::CodeGenOptLevel::Default;
+    default: return llvm::CodeGenOptLevel::Aggressive;
+  }
+}
+
+llvm::OptimizationLevel PassLevel(int opt_level) {
+  switch (opt_level) {
+    case 0: return llvm::OptimizationLevel::O0;
+    case 1: return llvm::OptimizationLevel::O1;
+    case 2: return llvm::OptimizationLevel::O2;
+    default: return llvm::OptimizationLevel::O3;
+  }
+}
+
+// Runs the default module pipeline of the new pass manager at the JIT's
+// level, with the target's cost model (so the vectorizers see AVX-512).
+void Optimize(LlvmJit::Impl& impl, llvm::Module& module) {
+  llvm::LoopAnalysisManager loop_analyses;
+  llvm::FunctionAnalysisManager function_analyses;
+  llvm::CGSCCAnalysisManager cgscc_analyses;
+  llvm::ModuleAnalysisManager module_analyses;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = impl.options.opt_level >= 2;
+  tuning.SLPVectorization = impl.options.opt_level >= 2;
+  llvm::PassBuilder builder(impl.target_machine.get(), tuning);
+  builder.registerModuleAnalyses(module_analyses);
+  builder.registerCGSCCAnalyses(cgscc_analyses);
+  builder.registerFunctionAnalyses(function_analyses);
+  builder.registerLoopAnalyses(loop_analyses);
+  builder.crossRegisterProxies(loop_analyses, function_analyses, cgscc_analyses,
+                               module_analyses);
+  const llvm::OptimizationLevel level = PassLevel(impl.options.opt_level);
+  llvm::ModulePassManager passes = level == llvm::OptimizationLevel::O0
+                                       ? builder.buildO0DefaultPipeline(level)
+                                       : builder.buildPerModuleDefaultPipeline(level);
+  passes.run(module, module_analyses);
+}
+
+}  // namespace
+
+LlvmJit::LlvmJit(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+LlvmJit::~LlvmJit() = default;
+
+absl::StatusOr<std::unique_ptr<LlvmJit>> LlvmJit::Create(const JitOptions& options) {
+  InitializeLlvmOnce();
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->cpu_name = options.cpu.empty() ? std::string(llvm::sys::getHostCPUName())
+                                       : options.cpu;
+  impl->cpu_features = options.cpu.empty() && options.features.empty() ? HostFeatureString()
+                                                                       : options.features;
+
+  llvm::Expected<llvm::orc::JITTargetMachineBuilder> host =
+      llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!host) {
+    return absl::InternalError(
+        absl::StrCat("cannot detect the host target: ", ErrorString(host.takeError())));
+  }
+  llvm::orc::JITTargetMachineBuilder machine_builder = std::move(*host);
+  machine_builder.setCPU(impl->cpu_name);
+  machine_builder.getFeatures() = llvm::SubtargetFeatures(impl->cpu_features);
+  machine_builder.setCodeGenOptLevel(CodeGenLevel(options.opt_level));
+  impl->target_triple = machine_builder.getTargetTriple().str();
+
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> target_machine =
+      machine_builder.createTargetMachine();
+  if (!target_machine) {
+    return absl::InternalError(absl::StrCat("cannot create a target machine for ",
+                                            impl->cpu_name, ": ",
+                                            ErrorString(target_machine.takeError())));
+  }
+  impl->target_machine = std::move(*target_machine);
+
+  // LLJIT links a JITDylib of the process's own symbols by default, so
+  // calls to libm and libgcc resolve without a table of ours.
+  llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> jit =
+      llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(machine_builder)).create();
+  if (!jit) {
+    return absl::InternalError(
+        absl::StrCat("cannot create the ORC JIT: ", ErrorString(jit.takeError())));
+  }
+  impl->jit = std::move(*jit);
+  return std::unique_ptr<LlvmJit>(new LlvmJit(std::move(impl)));
+}
+
+absl::Status LlvmJit::AddIrText(absl::string_view ir) {
+  ModuleWithContext parsed;
+  parsed.context = std::make_unique<llvm::LLVMContext>();
+  llvm::SMDiagnostic diagnostic;
+  parsed.module = llvm::parseAssemblyString(llvm::StringRef(ir.data(), ir.size()), diagnostic,
+                                            *parsed.context);
+  if (parsed.module == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "LLVM IR line ", diagnostic.getLineNo(), ", column ", diagnostic.getColumnNo() + 1,
+        ": ", std::string(diagnostic.getMessage())));
+  }
+  return AddModule(*this, std::move(parsed));
+}
+
+absl::StatusOr<void*> LlvmJit::Lookup(absl::string_view name) {
+  llvm::Expected<llvm::orc::ExecutorAddr> address =
+      impl_->jit->lookup(llvm::StringRef(name.data(), name.size()));
+  if (!address) {
+    return absl::NotFoundError(absl::StrCat("JIT symbol '", name,
+                                            "' not found: ", ErrorString(address.takeError())));
+  }
+  return address->toPtr<void*>();
+}
+
+const std::string& LlvmJit::cpu_name() const { return impl_->cpu_name; }
+const std::string& LlvmJit::cpu_features() const { return impl_->cpu_features; }
+const std::string& LlvmJit::target_triple() const { return impl_->target_triple; }
+const JitOptions& LlvmJit::options() const { return impl_->options; }
+const std::string& LlvmJit::last_optimized_ir() const { return impl_->last_optimized_ir; }
+void LlvmJit::set_keep_optimized_ir(bool keep) { impl_->keep_optimized_ir = keep; }
+
+ModuleWithContext CreateModule(const LlvmJit& jit, absl::string_view name) {
+  ModuleWithContext result;
+  result.context = std::make_unique<llvm::LLVMContext>();
+  result.module = std::make_unique<llvm::Module>(llvm::StringRef(name.data(), name.size()),
+                                                 *result.context);
+  LlvmJit::Impl& impl = const_cast<LlvmJit&>(jit).impl();
+  result.module->setTargetTriple(impl.target_triple);
+  result.module->setDataLayout(impl.target_machine->createDataLayout());
+  return result;
+}
+
+absl::Status AddModule(LlvmJit& jit, ModuleWithContext module) {
+  LlvmJit::Impl& impl = jit.impl();
+  llvm::Module& m = *module.module;
+  if (m.getTargetTriple().empty()) m.setTargetTriple(impl.target_triple);
+  m.setDataLayout(impl.target_machine->createDataLayout());
+  std::string problems;
+  llvm::raw_string_ostream problem_stream(problems);
+  if (llvm::verifyModule(m, &problem_stream)) {
+    return absl::InternalError(
+        absl::StrCat("invalid LLVM module '", std::string(m.getName()), "': ", problems));
+  }
+  // The optimizer and code generator read the CPU from each function.
+  for (llvm::Function& function : m) {
+    if (function.isDeclaration()) continue;
+    function.addFnAttr("target-cpu", impl.cpu_name);
+    function.addFnAttr("target-features", impl.cpu_features);
+  }
+  Optimize(impl, m);
+  if (impl.keep_optimized_ir) {
+    impl.last_optimized_ir.clear();
+    llvm::raw_string_ostream ir_stream(impl.last_optimized_ir);
+    m.print(ir_stream, nullptr);
+  }
+  ++impl.module_count;
+  llvm::Error error = impl.jit->addIRModule(
+      llvm::orc::ThreadSafeModule(std::move(module.module), std::move(module.context)));
+  if (error) {
+    return absl::InternalError(
+        absl::StrCat("cannot add an LLVM module to the JIT: ", ErrorString(std::move(error))));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace llvm_ir
+}  // namespace tessera

@@ -1,0 +1,35 @@
+// The LLVM side of LlvmJit, for emitters only: make a module set up for the
+// JIT's target, and hand a finished module over.  Includes LLVM headers;
+// code that only runs compiled functions includes llvm_jit.h instead.
+#ifndef TESSERA_BACKENDS_LLVM_IR_LLVM_JIT_INTERNAL_H_
+#define TESSERA_BACKENDS_LLVM_IR_LLVM_JIT_INTERNAL_H_
+
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "backends/llvm_ir/llvm_jit.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+namespace tessera {
+namespace llvm_ir {
+
+// A module and the context that owns its types and constants.
+struct ModuleWithContext {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+};
+
+// An empty module with the JIT's target triple and data layout.
+ModuleWithContext CreateModule(const LlvmJit& jit, absl::string_view name);
+
+// Verifies, optimizes and adds `module`; its functions can then be looked
+// up.  A module that fails verification is an internal error carrying
+// LLVM's message (an emitter bug, never a user error).
+absl::Status AddModule(LlvmJit& jit, ModuleWithContext module);
+
+}  // namespace llvm_ir
+}  // namespace tessera
+
+#endif  // TESSERA_BACKENDS_LLVM_IR_LLVM_JIT_INTERNAL_H_

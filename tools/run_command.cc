@@ -4,7 +4,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
-#include "hlo/evaluator/hlo_evaluator.h"
+#include "backends/interpreter/interpreter_backend.h"
 #include "hlo/ir/npy.h"
 #include "hlo/ir/random_literal.h"
 #include "hlo/ir/status_macros.h"
@@ -122,7 +122,9 @@ absl::Status RunRunCommand(const std::vector<std::string>& args, std::ostream& o
     out << "note: no --input given; using random arguments (seed " << seed << ")\n";
   }
 
-  TS_ASSIGN_OR_RETURN(Literal result, EvaluateModule(*module, arguments));
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<HloExecutable> executable,
+                      InterpreterBackend().Compile(*module));
+  TS_ASSIGN_OR_RETURN(Literal result, executable->RunLiterals(arguments));
   std::vector<const Literal*> leaves = result.Leaves();
   if (cl.Has("output_dir")) {
     const std::string dir = cl.Get("output_dir");

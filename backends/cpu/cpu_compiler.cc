@@ -1,0 +1,307 @@
+#include "backends/cpu/cpu_compiler.h"
+
+#include <chrono>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "backends/llvm_ir/elementwise_kernel.h"
+#include "hlo/analysis/hlo_verifier.h"
+#include "hlo/ir/status_macros.h"
+#include "passes/fusion/fusion_pipeline.h"
+#include "passes/memory/buffer_assignment.h"
+
+namespace tessera {
+namespace cpu {
+
+class CpuExecutableBuilder {
+ public:
+  CpuExecutableBuilder(const CpuCompileOptions& options, CpuExecutable* executable)
+      : options_(options), executable_(*executable) {}
+
+  absl::Status Build();
+
+  static absl::StatusOr<std::unique_ptr<CpuExecutable>> Create(std::unique_ptr<HloModule> module,
+                                                               const CpuCompileOptions& options) {
+    auto executable = std::unique_ptr<CpuExecutable>(new CpuExecutable());
+    executable->module_ = std::move(module);
+    BufferAssignmentOptions assignment_options;
+    assignment_options.alignment = Arena::kAlignment;
+    TS_ASSIGN_OR_RETURN(BufferAssignment assignment,
+                        AssignBuffers(*executable->module_, assignment_options));
+    executable->assignment_ = std::make_unique<BufferAssignment>(std::move(assignment));
+    TS_ASSIGN_OR_RETURN(std::unique_ptr<llvm_ir::ElementwiseKernelCompiler> compiler,
+                        llvm_ir::ElementwiseKernelCompiler::Create(options.jit));
+    executable->kernel_compiler_ = std::move(compiler);
+    CpuExecutableBuilder builder(options, executable.get());
+    TS_RETURN_IF_ERROR(builder.Build());
+    return executable;
+  }
+  static void SetCompileTime(CpuExecutable* executable, double ms) {
+    executable->stats_.compile_ms = ms;
+  }
+
+ private:
+  absl::StatusOr<std::vector<ArenaLeaf>> Leaves(const HloInstruction* instruction) const;
+  // Where the instruction's storage is its operand's: nothing to run.
+  bool Forwards(const HloInstruction* instruction) const;
+  // A kernel thunk, or a status saying why not (then: the fallback).
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryKernel(const HloInstruction* instruction);
+  absl::StatusOr<std::unique_ptr<CpuThunk>> Fallback(const HloInstruction* instruction,
+                                                     std::string reason);
+
+  const CpuCompileOptions& options_;
+  CpuExecutable& executable_;
+};
+
+namespace {
+
+std::unique_ptr<HloComputation> SingleOpComputation(const HloInstruction* instruction) {
+  auto computation = std::make_unique<HloComputation>(absl::StrCat("cpu.", instruction->name()));
+  std::vector<HloInstruction*> parameters;
+  for (int64_t k = 0; k < instruction->operand_count(); ++k) {
+    parameters.push_back(computation->AddInstruction(HloInstruction::CreateParameter(
+        k, instruction->operand(k)->shape(), absl::StrCat("operand.", k))));
+  }
+  HloInstruction* root = computation->AddInstruction(
+      instruction->CloneWithNewOperands(instruction->shape(), parameters));
+  computation->set_root_instruction(root);
+  return computation;
+}
+
+// Ops the elementwise kernel compiler may accept unfused.
+bool KernelCandidateOpcode(const HloInstruction* instruction) {
+  switch (instruction->opcode()) {
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kIota:
+    case HloOpcode::kReshape:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kSlice:
+    case HloOpcode::kReverse:
+    case HloOpcode::kCopy:
+      return true;
+    default:
+      return instruction->IsElementwise();
+  }
+}
+
+// Every use of `parameter` inside `computation` (transitively) is an
+// elementwise op over the same dimensions: a kernel may write its result
+// over that parameter's buffer (each element is read before it is written,
+// at the same position).
+bool ElementwiseOnlyUse(const HloInstruction* parameter) {
+  std::vector<const HloInstruction*> stack = {parameter};
+  absl::flat_hash_set<const HloInstruction*> seen;
+  while (!stack.empty()) {
+    const HloInstruction* h = stack.back();
+    stack.pop_back();
+    for (const HloInstruction* user : h->users()) {
+      if (!user->IsElementwise() || user->shape().dimensions() != parameter->shape().dimensions()) {
+        return false;
+      }
+      if (seen.insert(user).second) stack.push_back(user);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ArenaLeaf>> CpuExecutableBuilder::Leaves(
+    const HloInstruction* instruction) const {
+  std::vector<ArenaLeaf> leaves;
+  absl::Status status = absl::OkStatus();
+  ForEachSubshape(instruction->shape(), [&](const Shape& subshape, const ShapeIndex& index) {
+    if (!status.ok() || !subshape.IsArray()) return;
+    absl::StatusOr<BufferSlice> slice = executable_.assignment_->GetSlice(instruction, index);
+    if (!slice.ok()) {
+      status = absl::InternalError(absl::StrCat("no buffer for %", instruction->name(),
+                                                ShapeIndexToString(index), ": ",
+                                                slice.status().message()));
+      return;
+    }
+    leaves.push_back(ArenaLeaf{index, subshape, *slice});
+  });
+  if (!status.ok()) return status;
+  return leaves;
+}
+
+bool CpuExecutableBuilder::Forwards(const HloInstruction* instruction) const {
+  switch (instruction->opcode()) {
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant:
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement:
+      return true;
+    case HloOpcode::kBitcast:
+    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kAddDependency:
+    case HloOpcode::kDomain: {
+      absl::StatusOr<std::vector<ArenaLeaf>> mine = Leaves(instruction);
+      absl::StatusOr<std::vector<ArenaLeaf>> theirs = Leaves(instruction->operand(0));
+      if (!mine.ok() || !theirs.ok() || mine->size() != theirs->size()) return false;
+      for (size_t i = 0; i < mine->size(); ++i) {
+        if ((*mine)[i].slice.allocation != (*theirs)[i].slice.allocation ||
+            (*mine)[i].slice.offset != (*theirs)[i].slice.offset ||
+            (*mine)[i].shape.ByteSize() > (*theirs)[i].shape.ByteSize()) {
+          return false;
+        }
+        if (instruction->opcode() != HloOpcode::kBitcast &&
+            (*mine)[i].shape != (*theirs)[i].shape) {
+          return false;
+        }
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
+    const HloInstruction* instruction) {
+  if (!options_.native_kernels) return absl::UnimplementedError("native kernels are off");
+  if (!instruction->shape().IsArray()) {
+    return absl::UnimplementedError("the result is not an array");
+  }
+  const HloComputation* computation = nullptr;
+  std::unique_ptr<HloComputation> single;
+  if (instruction->opcode() == HloOpcode::kFusion) {
+    if (instruction->fusion_kind() != FusionKind::kLoop) {
+      return absl::UnimplementedError(
+          absl::StrCat(FusionKindString(instruction->fusion_kind()), " fusion"));
+    }
+    computation = instruction->fused_computation();
+  } else if (KernelCandidateOpcode(instruction)) {
+    single = SingleOpComputation(instruction);
+    computation = single.get();
+  } else {
+    return absl::UnimplementedError("no native kernel for this opcode");
+  }
+  std::vector<BufferSlice> operands;
+  for (const HloInstruction* operand : instruction->operands()) {
+    if (!operand->shape().IsArray()) return absl::UnimplementedError("a non-array operand");
+    TS_ASSIGN_OR_RETURN(BufferSlice slice, executable_.assignment_->GetSlice(operand, {}));
+    operands.push_back(slice);
+  }
+  TS_ASSIGN_OR_RETURN(BufferSlice result, executable_.assignment_->GetSlice(instruction, {}));
+  // The kernel may write over an operand only where it reads that operand
+  // elementwise (buffer assignment's in-place rule); anything else runs on
+  // the fallback, which reads every operand before writing.
+  for (size_t k = 0; k < operands.size(); ++k) {
+    if (!operands[k].Overlaps(result)) continue;
+    const bool exact = operands[k].allocation == result.allocation &&
+                       operands[k].offset == result.offset;
+    const HloInstruction* parameter = computation->parameter_instruction(k);
+    if (!exact || parameter == nullptr || !ElementwiseOnlyUse(parameter)) {
+      return absl::UnimplementedError(
+          absl::StrCat("the result overlaps operand ", k, " where the kernel cannot update it in place"));
+    }
+  }
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<llvm_ir::ElementwiseKernel> kernel,
+                      executable_.kernel_compiler_->Compile(*computation));
+  return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
+      instruction->name(), std::move(kernel), std::move(operands), result));
+}
+
+absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::Fallback(
+    const HloInstruction* instruction, std::string reason) {
+  std::vector<Shape> operand_shapes;
+  std::vector<std::vector<ArenaLeaf>> operands;
+  for (const HloInstruction* operand : instruction->operands()) {
+    operand_shapes.push_back(operand->shape());
+    TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> leaves, Leaves(operand));
+    operands.push_back(std::move(leaves));
+  }
+  TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> results, Leaves(instruction));
+  for (const ArenaLeaf& leaf : results) {
+    const BufferAllocation& allocation = executable_.assignment_->allocations()[leaf.slice.allocation];
+    if (allocation.kind == BufferAllocation::Kind::kConstants) {
+      return absl::InternalError(absl::StrCat("%", instruction->name(),
+                                              " would be written into the constant allocation"));
+    }
+  }
+  return std::unique_ptr<CpuThunk>(std::make_unique<EvaluatorFallbackThunk>(
+      instruction->name(), std::move(reason), SingleOpComputation(instruction),
+      std::move(operand_shapes), std::move(operands), std::move(results)));
+}
+
+absl::Status CpuExecutableBuilder::Build() {
+  const HloModule& module = *executable_.module_;
+  const HloComputation* entry = module.entry_computation();
+  executable_.arena_ = std::make_unique<Arena>(executable_.assignment_->allocations());
+  executable_.stats_.arena_bytes = executable_.arena_->size();
+
+  for (const HloInstruction* parameter : entry->parameter_instructions()) {
+    TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> leaves, Leaves(parameter));
+    executable_.parameters_.push_back(std::move(leaves));
+  }
+  TS_ASSIGN_OR_RETURN(executable_.results_, Leaves(entry->root_instruction()));
+
+  if (!module.has_schedule() || !module.schedule().HasSequence(entry)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("module ", module.name(), ": the entry computation is not scheduled"));
+  }
+  CpuExecutableStats& stats = executable_.stats_;
+  for (const HloInstruction* instruction : module.schedule().sequence(entry)) {
+    if (instruction->opcode() == HloOpcode::kConstant) {
+      TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> leaves, Leaves(instruction));
+      for (ArenaLeaf& leaf : leaves) {
+        const Literal* value = &instruction->literal();
+        for (int64_t i : leaf.index) value = &value->tuple_element(i);
+        const BufferAllocation& allocation =
+            executable_.assignment_->allocations()[leaf.slice.allocation];
+        if (allocation.kind == BufferAllocation::Kind::kConstants) {
+          executable_.arena_->Write(leaf, *value);
+        } else {
+          executable_.per_run_constants_.emplace_back(std::move(leaf), value);
+        }
+      }
+    }
+    if (Forwards(instruction)) {
+      ++stats.aliasing_instructions;
+      continue;
+    }
+    absl::StatusOr<std::unique_ptr<CpuThunk>> kernel = TryKernel(instruction);
+    if (kernel.ok()) {
+      executable_.thunks_.push_back(*std::move(kernel));
+      ++stats.native_instructions;
+      continue;
+    }
+    std::string what(HloOpcodeString(instruction->opcode()));
+    if (instruction->opcode() == HloOpcode::kFusion) {
+      what = absl::StrCat(what, "(", FusionKindString(instruction->fusion_kind()), ")");
+    }
+    std::string reason(kernel.status().message());
+    TS_ASSIGN_OR_RETURN(std::unique_ptr<CpuThunk> fallback, Fallback(instruction, reason));
+    executable_.thunks_.push_back(std::move(fallback));
+    ++stats.fallback_instructions;
+    stats.fallbacks.push_back(absl::StrCat(what, " ", instruction->name(), ": ", reason));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(std::unique_ptr<HloModule> module,
+                                                             const CpuCompileOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (module == nullptr || module->entry_computation() == nullptr) {
+    return absl::InvalidArgumentError("CompileForCpu: no module or no entry computation");
+  }
+  TS_RETURN_IF_ERROR(VerifyHloModule(*module));
+  if (options.run_fusion_pipeline) {
+    FusionPipelineOptions fusion;
+    fusion.cost = options.fusion_cost;
+    std::unique_ptr<PassPipeline> pipeline = MakeFusionPipeline(fusion, {});
+    TS_RETURN_IF_ERROR(pipeline->Run(module.get()).status());
+  }
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable,
+                      CpuExecutableBuilder::Create(std::move(module), options));
+  CpuExecutableBuilder::SetCompileTime(
+      executable.get(),
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  return executable;
+}
+
+}  // namespace cpu
+}  // namespace tessera

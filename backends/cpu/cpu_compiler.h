@@ -1,0 +1,48 @@
+// The CPU backend's compiler: an HLO module in, a CpuExecutable out.
+//
+//   TS_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuExecutable> executable,
+//                       cpu::CompileForCpu(std::move(module)));
+//   TS_ASSIGN_OR_RETURN(Literal result, executable->Run(arguments));
+//   // executable->stats(): instructions run natively vs on the evaluator
+//
+// Pipeline: verify, the fusion pipeline (Simplify, fusion, DCE, copy
+// insertion, scheduling; passes/fusion/fusion_pipeline.h), buffer
+// assignment (64-byte aligned slices), then one thunk per instruction of
+// the entry computation's schedule (cpu_executable.h): JIT-compiled
+// elementwise kernels (one LLVM function per kernel, all in one ORC JIT at
+// O3 for the host CPU) where backends/llvm_ir's kernel compiler accepts the
+// instruction, EvaluatorFallbackThunk elsewhere.
+#ifndef TESSERA_BACKENDS_CPU_CPU_COMPILER_H_
+#define TESSERA_BACKENDS_CPU_CPU_COMPILER_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "backends/cpu/cpu_executable.h"
+#include "backends/llvm_ir/llvm_jit.h"
+#include "hlo/ir/hlo_module.h"
+#include "passes/fusion/fusion_cost_model.h"
+
+namespace tessera {
+namespace cpu {
+
+struct CpuCompileOptions {
+  // Run the fusion pipeline.  Off: the module must already be scheduled
+  // (and copy-inserted): it is compiled as it is.
+  bool run_fusion_pipeline = true;
+  FusionCostParams fusion_cost;
+  // Off: every instruction runs on the evaluator fallback (for tests).
+  bool native_kernels = true;
+  llvm_ir::JitOptions jit;
+};
+
+// Errors: a module that does not verify, a pass or buffer assignment that
+// fails, a JIT that cannot start.  Kernels the elementwise compiler
+// rejects are not errors: those instructions fall back to the evaluator.
+absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(std::unique_ptr<HloModule> module,
+                                                             const CpuCompileOptions& options = {});
+
+}  // namespace cpu
+}  // namespace tessera
+
+#endif  // TESSERA_BACKENDS_CPU_CPU_COMPILER_H_

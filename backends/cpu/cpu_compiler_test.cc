@@ -1,0 +1,414 @@
+// The CPU backend against the reference evaluator: hand-written modules,
+// the JAX corpus (TESSERA_JAX_CORPUS, skipped when unset) and random
+// modules.  Results must match bit for bit (NaNs match NaNs): the native
+// kernels are exact for elementwise ops, the fallback is the evaluator.
+#include "backends/cpu/cpu_compiler.h"
+
+#include <cmath>
+#include <complex>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "gtest/gtest.h"
+#include "hlo/evaluator/hlo_evaluator.h"
+#include "hlo/ir/npy.h"
+#include "hlo/ir/random_literal.h"
+#include "hlo/parser/hlo_parser.h"
+#include "hlo/parser/hlo_printer.h"
+#include "tests/random_control_flow_module.h"
+#include "tests/random_module.h"
+
+namespace tessera {
+namespace cpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Bitwise equality, except that NaNs equal NaNs; `why` says where not.
+bool SameResults(const Literal& a, const Literal& b, std::string* why) {
+  std::vector<const Literal*> left = a.Leaves(), right = b.Leaves();
+  if (left.size() != right.size()) {
+    *why = absl::StrCat(left.size(), " vs ", right.size(), " result leaves");
+    return false;
+  }
+  for (size_t leaf = 0; leaf < left.size(); ++leaf) {
+    const Literal& x = *left[leaf];
+    const Literal& y = *right[leaf];
+    if (x.shape().IsToken() && y.shape().IsToken()) continue;
+    if (x.shape().element_type() != y.shape().element_type() ||
+        x.shape().dimensions() != y.shape().dimensions()) {
+      *why = absl::StrCat("leaf ", leaf, ": shape ", x.shape().ToString(), " vs ",
+                          y.shape().ToString());
+      return false;
+    }
+    const PrimitiveType type = x.shape().element_type();
+    for (int64_t i = 0; i < x.element_count(); ++i) {
+      if (IsFloatingPointType(type) || IsComplexType(type)) {
+        const std::complex<double> u = x.GetAsComplex(i), v = y.GetAsComplex(i);
+        const bool both_nan = (std::isnan(u.real()) || std::isnan(u.imag())) &&
+                              (std::isnan(v.real()) || std::isnan(v.imag()));
+        if (both_nan) continue;
+        if (u == v && std::signbit(u.real()) == std::signbit(v.real()) &&
+            std::signbit(u.imag()) == std::signbit(v.imag())) {
+          continue;
+        }
+      } else if (x.GetAsInt64(i) == y.GetAsInt64(i)) {
+        continue;
+      }
+      *why = absl::StrCat("leaf ", leaf, " element ", i, ": evaluator ", x.GetAsDouble(i),
+                          ", cpu ", y.GetAsDouble(i));
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<Literal> RandomArguments(const HloModule& module, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Literal> arguments;
+  for (const HloInstruction* parameter : module.entry_computation()->parameter_instructions()) {
+    absl::StatusOr<Literal> argument = MakeRandomLiteral(parameter->shape(), rng);
+    EXPECT_TRUE(argument.ok()) << argument.status();
+    arguments.push_back(argument.ok() ? *std::move(argument) : Literal());
+  }
+  return arguments;
+}
+
+struct Counts {
+  int64_t native = 0;
+  int64_t fallback = 0;
+};
+
+// Compiles `text` for the CPU and checks it against the evaluator on
+// `arguments` (random ones when empty), twice (the arena is reused).
+void CheckModule(absl::string_view text, std::vector<Literal> arguments = {},
+                 Counts* counts = nullptr, const CpuCompileOptions& options = {}) {
+  absl::StatusOr<std::unique_ptr<HloModule>> reference = ParseHloModule(text);
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(*std::move(module), options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  if (counts != nullptr) {
+    counts->native = (*executable)->native_instruction_count();
+    counts->fallback = (*executable)->fallback_instruction_count();
+  }
+  for (uint64_t trial = 0; trial < 2; ++trial) {
+    std::vector<Literal> inputs =
+        arguments.empty() || trial > 0 ? RandomArguments(**reference, trial + 1) : arguments;
+    if (!arguments.empty() && trial == 0) inputs = arguments;
+    absl::StatusOr<Literal> expected = EvaluateModule(**reference, inputs);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    absl::StatusOr<Literal> actual = (*executable)->Run(inputs);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    std::string why;
+    EXPECT_TRUE(SameResults(*expected, *actual, &why))
+        << why << "\n" << PrintHloModule((*executable)->module()) << "\n"
+        << (*executable)->ToString();
+  }
+}
+
+TEST(CpuCompilerTest, ElementwiseChainRunsNatively) {
+  Counts counts;
+  CheckModule(R"(
+HloModule chain
+ENTRY main {
+  x = f32[1025] parameter(0)
+  a = f32[1025] parameter(1)
+  b = f32[1025] parameter(2)
+  m = f32[1025] multiply(a, x)
+  s = f32[1025] add(m, b)
+  t = f32[1025] tanh(s)
+  ROOT r = f32[1025] multiply(t, a)
+}
+)",
+              {}, &counts);
+  EXPECT_GT(counts.native, 0);
+  EXPECT_EQ(counts.fallback, 0);
+}
+
+TEST(CpuCompilerTest, BroadcastsAndShapeOpsRunNatively) {
+  Counts counts;
+  CheckModule(R"(
+HloModule broadcasts
+ENTRY main {
+  x = f32[7,33] parameter(0)
+  b = f32[33] parameter(1)
+  bb = f32[7,33] broadcast(b), dimensions={1}
+  s = f32[7,33] add(x, bb)
+  t = f32[33,7] transpose(s), dimensions={1,0}
+  e = f32[33,7] exponential(t)
+  i = s32[33,7] iota(), iota_dimension=0
+  c = f32[33,7] convert(i)
+  ROOT r = f32[33,7] subtract(e, c)
+}
+)",
+              {}, &counts);
+  EXPECT_GT(counts.native, 0);
+  EXPECT_EQ(counts.fallback, 0);
+}
+
+TEST(CpuCompilerTest, IntegerOps) {
+  Counts counts;
+  CheckModule(R"(
+HloModule ints
+ENTRY main {
+  x = s32[1023] parameter(0)
+  y = s32[1023] parameter(1)
+  a = s32[1023] and(x, y)
+  m = s32[1023] maximum(a, y)
+  c = pred[1023] compare(m, x), direction=GT
+  ROOT r = s32[1023] select(c, x, m)
+}
+)",
+              {}, &counts);
+  EXPECT_GT(counts.native, 0);
+  EXPECT_EQ(counts.fallback, 0);
+}
+
+TEST(CpuCompilerTest, ReduceFallsBack) {
+  Counts counts;
+  CheckModule(R"(
+HloModule reduce
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[64,100] parameter(0)
+  e = f32[64,100] exponential(x)
+  z = f32[] constant(0)
+  r = f32[64] reduce(e, z), dimensions={1}, to_apply=add
+  rb = f32[64,100] broadcast(r), dimensions={0}
+  ROOT d = f32[64,100] divide(e, rb)
+}
+)",
+              {}, &counts);
+  EXPECT_GT(counts.fallback, 0);
+}
+
+TEST(CpuCompilerTest, DotFallsBack) {
+  Counts counts;
+  CheckModule(R"(
+HloModule dot
+ENTRY main {
+  x = f32[16,32] parameter(0)
+  w = f32[32,8] parameter(1)
+  b = f32[8] parameter(2)
+  d = f32[16,8] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[16,8] broadcast(b), dimensions={1}
+  s = f32[16,8] add(d, bb)
+  zero = f32[] constant(0)
+  z = f32[16,8] broadcast(zero), dimensions={}
+  ROOT r = f32[16,8] maximum(s, z)
+}
+)",
+              {}, &counts);
+  EXPECT_GT(counts.fallback, 0);  // the dot, with its epilogue fused (kOutput)
+}
+
+TEST(CpuCompilerTest, WhileLoop) {
+  Counts counts;
+  CheckModule(R"(
+HloModule loop
+cond {
+  p = (s32[], f32[10]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(7)
+  ROOT c = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[10]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  v = f32[10] get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  w = f32[10] multiply(v, v)
+  half = f32[] constant(0.5)
+  h = f32[10] broadcast(half), dimensions={}
+  u = f32[10] add(w, h)
+  ROOT t = (s32[], f32[10]) tuple(j, u)
+}
+ENTRY main {
+  x = f32[10] parameter(0)
+  y = f32[10] sine(x)
+  zero = s32[] constant(0)
+  init = (s32[], f32[10]) tuple(zero, y)
+  l = (s32[], f32[10]) while(init), condition=cond, body=body
+  r = f32[10] get-tuple-element(l), index=1
+  ROOT out = (f32[10], f32[10]) tuple(r, y)
+}
+)",
+              {}, &counts);
+  EXPECT_GT(counts.fallback, 0);
+}
+
+TEST(CpuCompilerTest, TupleParameterAndLayouts) {
+  CheckModule(R"(
+HloModule layouts
+ENTRY main {
+  p = (f32[5,6]{0,1}, f32[6,5]) parameter(0)
+  a = f32[5,6]{0,1} get-tuple-element(p), index=0
+  b = f32[6,5] get-tuple-element(p), index=1
+  t = f32[5,6]{0,1} transpose(b), dimensions={1,0}
+  ROOT s = f32[5,6]{1,0} add(a, t)
+}
+)");
+}
+
+TEST(CpuCompilerTest, EvaluatorOnlyMatchesToo) {
+  CpuCompileOptions options;
+  options.native_kernels = false;
+  Counts counts;
+  CheckModule(R"(
+HloModule chain
+ENTRY main {
+  x = f32[100] parameter(0)
+  y = f32[100] parameter(1)
+  ROOT r = f32[100] add(x, y)
+}
+)",
+              {}, &counts, options);
+  EXPECT_EQ(counts.native, 0);
+  EXPECT_GT(counts.fallback, 0);
+}
+
+TEST(CpuCompilerTest, ArgumentErrorsNameTheParameter) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
+HloModule m
+ENTRY main {
+  x = f32[3] parameter(0)
+  y = f32[3] parameter(1)
+  ROOT r = f32[3] add(x, y)
+}
+)");
+  ASSERT_TRUE(module.ok());
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable = CompileForCpu(*std::move(module));
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  Literal x = Literal::CreateR1<float>({1, 2, 3});
+  Literal y = Literal::CreateR1<float>({1, 2, 3, 4});
+  absl::StatusOr<Literal> result = (*executable)->Run({x, y});
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("parameter 1 (y)"), std::string::npos)
+      << result.status();
+  result = (*executable)->Run({x});
+  ASSERT_FALSE(result.ok());
+  Literal good = Literal::CreateR1<float>({4, 5, 6});
+  result = (*executable)->Run({x, good});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->data<float>()[2], 9.0f);
+}
+
+TEST(CpuCompilerTest, BadModuleIsAnError) {
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable = CompileForCpu(nullptr);
+  EXPECT_FALSE(executable.ok());
+}
+
+std::string ReadAll(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+TEST(CpuCompilerTest, JaxCorpus) {
+  const char* root = std::getenv("TESSERA_JAX_CORPUS");
+  if (root == nullptr || !fs::exists(fs::path(root) / "INDEX")) {
+    GTEST_SKIP() << "TESSERA_JAX_CORPUS is not set";
+  }
+  const fs::path dir(root);
+  std::ifstream index(dir / "INDEX");
+  std::string name;
+  int inputs = 0, outputs = 0;
+  double tolerance = 0;
+  int checked = 0;
+  int64_t native = 0, fallback = 0;
+  std::cout << absl::StrFormat("%-18s %7s %9s %10s %s\n", "program", "native", "fallback",
+                               "compile_ms", "fallbacks");
+  while (index >> name >> inputs >> outputs >> tolerance) {
+    SCOPED_TRACE(name);
+    const std::string text = ReadAll(dir / name / "module.hlo");
+    absl::StatusOr<std::unique_ptr<HloModule>> reference = ParseHloModule(text);
+    ASSERT_TRUE(reference.ok()) << reference.status();
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    const HloComputation& entry = *(*reference)->entry_computation();
+    std::vector<Literal> arguments;
+    for (int i = 0; i < inputs; ++i) {
+      absl::StatusOr<Literal> input =
+          ReadNpyFileAs((dir / name / absl::StrCat("in", i, ".npy")).string(),
+                        entry.parameter_instruction(i)->shape().element_type());
+      ASSERT_TRUE(input.ok()) << input.status();
+      arguments.push_back(*std::move(input));
+    }
+    absl::StatusOr<Literal> expected = EvaluateModule(**reference, arguments);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    absl::StatusOr<std::unique_ptr<CpuExecutable>> executable = CompileForCpu(*std::move(module));
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    for (int run = 0; run < 2; ++run) {
+      absl::StatusOr<Literal> actual = (*executable)->Run(arguments);
+      ASSERT_TRUE(actual.ok()) << actual.status();
+      std::string why;
+      EXPECT_TRUE(SameResults(*expected, *actual, &why)) << why;
+    }
+    const CpuExecutableStats& stats = (*executable)->stats();
+    std::string kinds;
+    for (const std::string& f : stats.fallbacks) {
+      absl::StrAppend(&kinds, f.substr(0, f.find(' ')), " ");
+      if (std::getenv("TESSERA_CPU_TEST_VERBOSE") != nullptr) std::cout << "  " << f << "\n";
+    }
+    std::cout << absl::StrFormat("%-18s %7d %9d %10.1f %s\n", name, stats.native_instructions,
+                                 stats.fallback_instructions, stats.compile_ms, kinds);
+    native += stats.native_instructions;
+    fallback += stats.fallback_instructions;
+    ++checked;
+  }
+  std::cout << "corpus: " << checked << " programs, " << native << " native, " << fallback
+            << " fallback instructions\n";
+  EXPECT_GT(checked, 0);
+}
+
+TEST(CpuCompilerTest, RandomModules) {
+  int64_t native = 0, fallback = 0, modules = 0;
+  for (PrimitiveType type : {F32, S32}) {
+    for (uint64_t seed = 0; seed < 25; ++seed) {
+      SCOPED_TRACE(absl::StrCat(PrimitiveTypeName(type), " seed ", seed));
+      std::unique_ptr<HloModule> module;
+      if (seed % 3 != 2) {
+        RandomModuleOptions options;
+        options.seed = seed;
+        options.element_type = type;
+        options.num_instructions = 16 + seed % 24;
+        module = MakeRandomModule(options);
+      } else {
+        RandomControlFlowModuleOptions options;
+        options.seed = seed;
+        options.element_type = type;
+        options.num_steps = 6 + seed % 10;
+        module = MakeRandomControlFlowModule(options);
+      }
+      const std::string text = PrintHloModule(*module);
+      Counts counts;
+      CheckModule(text, {}, &counts);
+      native += counts.native;
+      fallback += counts.fallback;
+      ++modules;
+    }
+  }
+  std::cout << "random: " << modules << " modules, " << native << " native, " << fallback
+            << " fallback instructions\n";
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tessera

@@ -1,0 +1,297 @@
+#include "backends/cpu/cpu_executable.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "hlo/evaluator/hlo_evaluator.h"
+#include "hlo/ir/status_macros.h"
+
+namespace tessera {
+namespace cpu {
+namespace {
+
+std::vector<int64_t> MinorToMajor(const Shape& shape) {
+  if (shape.has_layout() &&
+      static_cast<int64_t>(shape.layout().minor_to_major.size()) == shape.rank()) {
+    return shape.layout().minor_to_major;
+  }
+  return Layout::Descending(shape.rank()).minor_to_major;
+}
+
+// Calls fn(row_major_index, physical_index) for every element of `shape`
+// whose layout is not row-major; returns false (calling nothing) when the
+// two orders coincide.
+template <typename Fn>
+bool ForEachPhysical(const Shape& shape, Fn&& fn) {
+  const std::vector<int64_t> m2m = MinorToMajor(shape);
+  const int64_t rank = shape.rank();
+  if (m2m == Layout::Descending(rank).minor_to_major) return false;
+  std::vector<int64_t> stride(rank, 1);
+  int64_t s = 1;
+  for (int64_t k = 0; k < rank; ++k) {
+    stride[m2m[k]] = s;
+    s *= shape.dimensions(m2m[k]);
+  }
+  const int64_t count = shape.ElementCount();
+  std::vector<int64_t> index(rank, 0);
+  int64_t physical = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    fn(i, physical);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      physical += stride[d];
+      if (++index[d] < shape.dimensions(d)) break;
+      physical -= stride[d] * shape.dimensions(d);
+      index[d] = 0;
+    }
+  }
+  return true;
+}
+
+std::string SliceString(const BufferSlice& slice) { return slice.ToString(); }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Arena
+
+Arena::Arena(const std::vector<BufferAllocation>& allocations) {
+  for (const BufferAllocation& allocation : allocations) {
+    base_.push_back(size_);
+    size_ += (allocation.size + kAlignment - 1) / kAlignment * kAlignment;
+  }
+  const int64_t bytes = std::max<int64_t>(size_, kAlignment);
+  data_ = static_cast<char*>(std::aligned_alloc(kAlignment, bytes));
+  if (data_ == nullptr) throw std::bad_alloc();
+  std::memset(data_, 0, bytes);
+}
+
+Arena::~Arena() { std::free(data_); }
+
+void Arena::Write(const ArenaLeaf& leaf, const Literal& value) const {
+  char* dst = Address(leaf.slice);
+  const auto* src = static_cast<const char*>(value.untyped_data());
+  const int64_t width = ByteWidth(leaf.shape.element_type());
+  const bool permuted = ForEachPhysical(leaf.shape, [&](int64_t i, int64_t p) {
+    std::memcpy(dst + p * width, src + i * width, width);
+  });
+  if (!permuted) {
+    std::memcpy(dst, src, std::min<int64_t>(leaf.shape.ByteSize(), value.size_bytes()));
+  }
+}
+
+Literal Arena::Read(const ArenaLeaf& leaf) const {
+  Shape logical = leaf.shape;
+  logical.clear_layout();
+  Literal literal(logical);
+  literal.set_layout(Layout::Descending(leaf.shape.rank()));
+  const char* src = Address(leaf.slice);
+  auto* dst = static_cast<char*>(literal.untyped_data());
+  const int64_t width = ByteWidth(leaf.shape.element_type());
+  const bool permuted = ForEachPhysical(leaf.shape, [&](int64_t i, int64_t p) {
+    std::memcpy(dst + i * width, src + p * width, width);
+  });
+  if (!permuted) {
+    std::memcpy(dst, src, std::min<int64_t>(leaf.shape.ByteSize(), literal.size_bytes()));
+  }
+  return literal;
+}
+
+// ---------------------------------------------------------------------------
+// KernelThunk
+
+KernelThunk::KernelThunk(std::string name, std::unique_ptr<llvm_ir::ElementwiseKernel> kernel,
+                         std::vector<BufferSlice> operands, BufferSlice result)
+    : CpuThunk(std::move(name)),
+      kernel_(std::move(kernel)),
+      operands_(std::move(operands)),
+      result_(result) {}
+
+absl::Status KernelThunk::Execute(const Arena& arena) const {
+  void* stack[16];
+  std::vector<void*> heap;
+  void** buffers = stack;
+  const size_t count = operands_.size() + 1;
+  if (count > 16) {
+    heap.resize(count);
+    buffers = heap.data();
+  }
+  for (size_t i = 0; i < operands_.size(); ++i) buffers[i] = arena.Address(operands_[i]);
+  buffers[operands_.size()] = arena.Address(result_);
+  kernel_->Run(buffers);
+  return absl::OkStatus();
+}
+
+std::string KernelThunk::ToString() const {
+  std::vector<std::string> in;
+  for (const BufferSlice& slice : operands_) in.push_back(SliceString(slice));
+  return absl::StrCat("kernel ", name(), " (", absl::StrJoin(in, ", "), ") -> ",
+                      SliceString(result_));
+}
+
+// ---------------------------------------------------------------------------
+// EvaluatorFallbackThunk
+
+EvaluatorFallbackThunk::EvaluatorFallbackThunk(std::string name, std::string reason,
+                                               std::unique_ptr<HloComputation> computation,
+                                               std::vector<Shape> operand_shapes,
+                                               std::vector<std::vector<ArenaLeaf>> operands,
+                                               std::vector<ArenaLeaf> results)
+    : CpuThunk(std::move(name)),
+      reason_(std::move(reason)),
+      computation_(std::move(computation)),
+      operand_shapes_(std::move(operand_shapes)),
+      operands_(std::move(operands)),
+      results_(std::move(results)) {}
+
+namespace {
+
+// The value of `shape` (at `prefix`) from its array leaves in the arena.
+Literal Assemble(const Arena& arena, const std::vector<ArenaLeaf>& leaves, const Shape& shape,
+                 ShapeIndex* prefix) {
+  if (shape.IsTuple()) {
+    std::vector<Literal> elements;
+    for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+      prefix->push_back(i);
+      elements.push_back(Assemble(arena, leaves, shape.tuple_shapes(i), prefix));
+      prefix->pop_back();
+    }
+    return Literal::MakeTuple(std::move(elements));
+  }
+  if (shape.IsToken()) return Literal::CreateToken();
+  for (const ArenaLeaf& leaf : leaves) {
+    if (leaf.index == *prefix) return arena.Read(leaf);
+  }
+  return Literal(shape);  // not reached: every array leaf has a slice
+}
+
+const Literal* Subliteral(const Literal& literal, const ShapeIndex& index) {
+  const Literal* current = &literal;
+  for (int64_t i : index) {
+    if (!current->shape().IsTuple() || i >= current->tuple_size()) return nullptr;
+    current = &current->tuple_element(i);
+  }
+  return current;
+}
+
+}  // namespace
+
+absl::Status EvaluatorFallbackThunk::Execute(const Arena& arena) const {
+  std::vector<Literal> operands;
+  operands.reserve(operands_.size());
+  for (size_t k = 0; k < operands_.size(); ++k) {
+    ShapeIndex prefix;
+    operands.push_back(Assemble(arena, operands_[k], operand_shapes_[k], &prefix));
+  }
+  absl::StatusOr<Literal> result = EvaluateComputation(*computation_, operands);
+  if (!result.ok()) {
+    return absl::Status(result.status().code(),
+                        absl::StrCat("evaluator fallback for %", name(), ": ",
+                                     result.status().message()));
+  }
+  for (const ArenaLeaf& leaf : results_) {
+    const Literal* value = Subliteral(*result, leaf.index);
+    if (value == nullptr || !value->shape().IsArray() ||
+        value->element_count() != leaf.shape.ElementCount()) {
+      return absl::InternalError(absl::StrCat("evaluator fallback for %", name(),
+                                              ": no result leaf ", ShapeIndexToString(leaf.index)));
+    }
+    arena.Write(leaf, *value);
+  }
+  return absl::OkStatus();
+}
+
+std::string EvaluatorFallbackThunk::ToString() const {
+  std::vector<std::string> in;
+  for (const std::vector<ArenaLeaf>& operand : operands_) {
+    for (const ArenaLeaf& leaf : operand) in.push_back(SliceString(leaf.slice));
+  }
+  std::vector<std::string> out;
+  for (const ArenaLeaf& leaf : results_) out.push_back(SliceString(leaf.slice));
+  return absl::StrCat("evaluator-fallback ", name(), " (", absl::StrJoin(in, ", "), ") -> (",
+                      absl::StrJoin(out, ", "), ")  # ", reason_);
+}
+
+// ---------------------------------------------------------------------------
+// CpuExecutable
+
+namespace {
+
+absl::Status CheckArgument(const Shape& expected, const Shape& actual, bool* ok) {
+  if (expected.IsTuple() != actual.IsTuple() || expected.IsToken() != actual.IsToken()) {
+    *ok = false;
+  } else if (expected.IsTuple()) {
+    if (expected.tuple_size() != actual.tuple_size()) {
+      *ok = false;
+    } else {
+      for (int64_t i = 0; i < expected.tuple_size(); ++i) {
+        CheckArgument(expected.tuple_shapes(i), actual.tuple_shapes(i), ok).IgnoreError();
+      }
+    }
+  } else if (expected.IsArray() && (expected.element_type() != actual.element_type() ||
+                                    expected.dimensions() != actual.dimensions())) {
+    *ok = false;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CpuExecutable::CheckArguments(absl::Span<const Literal> arguments) const {
+  const HloComputation* entry = module_->entry_computation();
+  if (static_cast<int64_t>(arguments.size()) != entry->num_parameters()) {
+    return absl::InvalidArgumentError(absl::StrCat(module_->name(), " takes ",
+                                                   entry->num_parameters(), " arguments, got ",
+                                                   arguments.size()));
+  }
+  for (int64_t p = 0; p < entry->num_parameters(); ++p) {
+    const HloInstruction* parameter = entry->parameter_instruction(p);
+    bool ok = true;
+    CheckArgument(parameter->shape(), arguments[p].shape(), &ok).IgnoreError();
+    if (!ok) {
+      return absl::InvalidArgumentError(absl::StrCat("parameter ", p, " (", parameter->name(),
+                                                     ") expects ", parameter->shape().ToString(),
+                                                     ", got ", arguments[p].shape().ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> CpuExecutable::Run(absl::Span<const Literal> arguments) const {
+  TS_RETURN_IF_ERROR(CheckArguments(arguments));
+  std::lock_guard<std::mutex> lock(run_mutex_);
+  for (size_t p = 0; p < parameters_.size(); ++p) {
+    for (const ArenaLeaf& leaf : parameters_[p]) {
+      const Literal* value = Subliteral(arguments[p], leaf.index);
+      if (value == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat("parameter ", p, " has no leaf ",
+                                                       ShapeIndexToString(leaf.index)));
+      }
+      arena_->Write(leaf, *value);
+    }
+  }
+  for (const auto& [leaf, value] : per_run_constants_) arena_->Write(leaf, *value);
+  for (const std::unique_ptr<CpuThunk>& thunk : thunks_) {
+    TS_RETURN_IF_ERROR(thunk->Execute(*arena_));
+  }
+  ShapeIndex prefix;
+  return Assemble(*arena_, results_, module_->entry_computation()->root_instruction()->shape(),
+                  &prefix);
+}
+
+std::string CpuExecutable::ToString() const {
+  std::string out;
+  for (const std::unique_ptr<CpuThunk>& thunk : thunks_) {
+    absl::StrAppend(&out, thunk->ToString(), "\n");
+  }
+  absl::StrAppend(&out, "native ", stats_.native_instructions, ", fallback ",
+                  stats_.fallback_instructions, ", aliasing ", stats_.aliasing_instructions,
+                  ", arena ", stats_.arena_bytes, " bytes\n");
+  return out;
+}
+
+}  // namespace cpu
+}  // namespace tessera

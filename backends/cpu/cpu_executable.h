@@ -1,0 +1,177 @@
+// CpuExecutable: a module compiled by the CPU backend (cpu_compiler.h), as
+// a list of thunks over one arena laid out by buffer assignment.
+//
+// Every allocation of the BufferAssignment (parameters, outputs, constants,
+// temps) sits at its own 64-byte-aligned place in one host arena, allocated
+// at compile time and reused by every run (steady state: a run allocates no
+// arena).  A run copies the arguments into the parameter allocations (in
+// the parameters' layouts), runs the thunks in schedule order, and reads the
+// result leaves back out.  Constants are written into their read-only
+// allocation once, at compile time.
+//
+// Thunks:
+// - KernelThunk: a JIT-compiled elementwise kernel (a kLoop fusion or an
+//   unfused elementwise/broadcast/iota/reshape/transpose/slice/reverse/copy
+//   op) called with the addresses of its operands' and result's slices.
+// - EvaluatorFallbackThunk: one instruction evaluated by the reference
+//   evaluator on literals read from the arena, its result written back
+//   (reductions, dot, gather, scatter, sort, while, conditional, call,
+//   multi-output fusions, ...).  Slow, exact; counted, so that what still
+//   runs off the native path is visible.
+//
+// Runs are serialized (one arena): Run may be called from many threads.
+#ifndef TESSERA_BACKENDS_CPU_CPU_EXECUTABLE_H_
+#define TESSERA_BACKENDS_CPU_CPU_EXECUTABLE_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "backends/llvm_ir/elementwise_kernel.h"
+#include "hlo/ir/hlo_module.h"
+#include "hlo/ir/literal.h"
+#include "passes/memory/buffer_assignment.h"
+
+namespace tessera {
+namespace cpu {
+
+// One array leaf of a value in the arena: where it is and how it lies.
+struct ArenaLeaf {
+  ShapeIndex index;
+  Shape shape;  // the leaf's array shape (its layout says the byte order)
+  BufferSlice slice;
+};
+
+// The arena: one aligned host buffer holding every allocation.
+class Arena {
+ public:
+  static constexpr int64_t kAlignment = 64;
+  explicit Arena(const std::vector<BufferAllocation>& allocations);
+  ~Arena();
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+
+  char* Address(const BufferSlice& slice) const { return data_ + base_[slice.allocation] + slice.offset; }
+  int64_t size() const { return size_; }
+
+  // Array literals (row-major) in and out of a leaf's slice, in the leaf's
+  // layout.
+  void Write(const ArenaLeaf& leaf, const Literal& value) const;
+  Literal Read(const ArenaLeaf& leaf) const;
+
+ private:
+  char* data_ = nullptr;
+  int64_t size_ = 0;
+  std::vector<int64_t> base_;
+};
+
+class CpuThunk {
+ public:
+  explicit CpuThunk(std::string name) : name_(std::move(name)) {}
+  virtual ~CpuThunk() = default;
+  virtual absl::Status Execute(const Arena& arena) const = 0;
+  virtual bool native() const = 0;
+  // "kernel fusion.3 (a0[0, 64), a3[0, 64)) -> a3[0, 64)"
+  virtual std::string ToString() const = 0;
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+};
+
+// A compiled elementwise kernel: buffers are the operands, then the result.
+class KernelThunk : public CpuThunk {
+ public:
+  KernelThunk(std::string name, std::unique_ptr<llvm_ir::ElementwiseKernel> kernel,
+              std::vector<BufferSlice> operands, BufferSlice result);
+  absl::Status Execute(const Arena& arena) const override;
+  bool native() const override { return true; }
+  std::string ToString() const override;
+
+ private:
+  std::unique_ptr<llvm_ir::ElementwiseKernel> kernel_;
+  std::vector<BufferSlice> operands_;
+  BufferSlice result_;
+};
+
+// One instruction on the reference evaluator.  `computation` holds the
+// instruction alone over parameters (its called computations are the
+// module's); operands[k] are operand k's array leaves.
+class EvaluatorFallbackThunk : public CpuThunk {
+ public:
+  EvaluatorFallbackThunk(std::string name, std::string reason,
+                         std::unique_ptr<HloComputation> computation,
+                         std::vector<Shape> operand_shapes,
+                         std::vector<std::vector<ArenaLeaf>> operands,
+                         std::vector<ArenaLeaf> results);
+  absl::Status Execute(const Arena& arena) const override;
+  bool native() const override { return false; }
+  std::string ToString() const override;
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string reason_;
+  std::unique_ptr<HloComputation> computation_;
+  std::vector<Shape> operand_shapes_;
+  std::vector<std::vector<ArenaLeaf>> operands_;
+  std::vector<ArenaLeaf> results_;
+};
+
+struct CpuExecutableStats {
+  int64_t native_instructions = 0;    // kernels
+  int64_t fallback_instructions = 0;  // EvaluatorFallbackThunk
+  int64_t aliasing_instructions = 0;  // parameter, constant, tuple, gte, bitcast: no thunk
+  // "opcode name: reason" per fallback instruction.
+  std::vector<std::string> fallbacks;
+  double compile_ms = 0;  // the whole CompileForCpu
+  int64_t arena_bytes = 0;
+};
+
+class CpuExecutable {
+ public:
+  // Values in and out as literals.  InvalidArgument unless `arguments`
+  // match the entry's parameters in number, element type and dimensions
+  // (layouts are ignored: literals are row-major), naming the parameter:
+  // "parameter 1 (y) expects f32[3], got f32[4]".
+  absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments) const;
+
+  // The module as compiled (fused, scheduled) and its buffer plan.
+  const HloModule& module() const { return *module_; }
+  const BufferAssignment& buffer_assignment() const { return *assignment_; }
+  const CpuExecutableStats& stats() const { return stats_; }
+  const std::vector<std::unique_ptr<CpuThunk>>& thunks() const { return thunks_; }
+  int64_t native_instruction_count() const { return stats_.native_instructions; }
+  int64_t fallback_instruction_count() const { return stats_.fallback_instructions; }
+
+  // The thunks, one per line, then "native N, fallback M, aliasing K".
+  std::string ToString() const;
+
+ private:
+  friend class CpuExecutableBuilder;
+  CpuExecutable() = default;
+
+  absl::Status CheckArguments(absl::Span<const Literal> arguments) const;
+
+  std::unique_ptr<HloModule> module_;
+  std::unique_ptr<BufferAssignment> assignment_;
+  std::shared_ptr<llvm_ir::ElementwiseKernelCompiler> kernel_compiler_;  // owns the JIT
+  std::unique_ptr<Arena> arena_;
+  std::vector<std::unique_ptr<CpuThunk>> thunks_;
+  // Per entry parameter, its array leaves; the root's array leaves.
+  std::vector<std::vector<ArenaLeaf>> parameters_;
+  std::vector<ArenaLeaf> results_;
+  // Constants outside the read-only constant allocation, rewritten per run.
+  std::vector<std::pair<ArenaLeaf, const Literal*>> per_run_constants_;
+  CpuExecutableStats stats_;
+  mutable std::mutex run_mutex_;
+};
+
+}  // namespace cpu
+}  // namespace tessera
+
+#endif  // TESSERA_BACKENDS_CPU_CPU_EXECUTABLE_H_

@@ -4,7 +4,9 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
-#include "backends/interpreter/interpreter_backend.h"
+#include "absl/algorithm/container.h"
+#include "absl/strings/str_join.h"
+#include "tools/backend_registry.h"
 #include "hlo/ir/npy.h"
 #include "hlo/ir/random_literal.h"
 #include "hlo/ir/status_macros.h"
@@ -101,9 +103,11 @@ absl::Status RunRunCommand(const std::vector<std::string>& args, std::ostream& o
         RunUsage()));
   }
   const std::string backend = cl.Get("backend", "interpreter");
-  if (backend != "interpreter") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tessera run: unknown backend '", backend, "' (available: interpreter)"));
+  const std::vector<std::string> backends = BackendNames();
+  if (absl::c_find(backends, backend) == backends.end()) {
+    return absl::InvalidArgumentError(absl::StrCat("tessera run: unknown backend '", backend,
+                                                   "' (available: ",
+                                                   absl::StrJoin(backends, ", "), ")"));
   }
   const std::vector<std::string>& inputs = cl.GetAll("input");
   if (!inputs.empty() && cl.Has("random_inputs")) {
@@ -123,7 +127,7 @@ absl::Status RunRunCommand(const std::vector<std::string>& args, std::ostream& o
   }
 
   TS_ASSIGN_OR_RETURN(std::unique_ptr<HloExecutable> executable,
-                      InterpreterBackend().Compile(*module));
+                      CompileForBackend(backend, std::move(module)));
   TS_ASSIGN_OR_RETURN(Literal result, executable->RunLiterals(arguments));
   std::vector<const Literal*> leaves = result.Leaves();
   if (cl.Has("output_dir")) {

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/bench_command.h"
 #include "tools/fmt_command.h"
 #include "tools/opt_command.h"
 #include "tools/run_command.h"
@@ -18,6 +19,8 @@ constexpr char kUsage[] =
     "  fmt MODULE [--to=text|proto] [-o FILE]   parse, verify and re-print a module\n"
     "  opt MODULE [--passes=a,b | --pipeline=simplify] [--dump_dir=DIR] [--stats]\n"
     "                                           optimize a module and print it\n"
+    "  bench MODULE [--backend=B] [--warmup=N --iters=N] [--format=text|json]\n"
+    "                                           time a module in steady state\n"
     "  help [command]                           this text, or a command's flags\n"
     "\n"
     "MODULE is HLO text or a binary HloModuleProto; the format is detected from content.\n";
@@ -34,6 +37,8 @@ int main(int argc, char** argv) {
   if (command == "help" || command == "--help" || command == "-h") {
     if (!args.empty() && args[0] == "fmt") {
       std::cout << tessera::FmtUsage();
+    } else if (!args.empty() && args[0] == "bench") {
+      std::cout << tessera::BenchUsage();
     } else if (!args.empty() && args[0] == "opt") {
       std::cout << tessera::OptUsage();
     } else if (!args.empty() && args[0] == "run") {
@@ -46,6 +51,8 @@ int main(int argc, char** argv) {
   absl::Status status;
   if (command == "fmt") {
     status = tessera::RunFmtCommand(args, std::cout);
+  } else if (command == "bench") {
+    status = tessera::RunBenchCommand(args, std::cout);
   } else if (command == "opt") {
     status = tessera::RunOptCommand(args, std::cout, std::cerr);
   } else if (command == "run") {

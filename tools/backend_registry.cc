@@ -1,0 +1,20 @@
+#include "tools/backend_registry.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "backends/interpreter/interpreter_backend.h"
+
+namespace tessera {
+
+std::vector<std::string> BackendNames() { return {"interpreter"}; }
+
+absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForBackend(
+    absl::string_view backend, std::unique_ptr<HloModule> module) {
+  if (backend == "interpreter") {
+    return InterpreterBackend().Compile(std::shared_ptr<const HloModule>(std::move(module)));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown backend '", backend, "' (available: ",
+                                                 absl::StrJoin(BackendNames(), ", "), ")"));
+}
+
+}  // namespace tessera

@@ -1,0 +1,25 @@
+// The backends `tessera run` and `tessera bench` can compile for, by name.
+#ifndef TESSERA_TOOLS_BACKEND_REGISTRY_H_
+#define TESSERA_TOOLS_BACKEND_REGISTRY_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "backends/common/hlo_executable.h"
+#include "hlo/ir/hlo_module.h"
+
+namespace tessera {
+
+std::vector<std::string> BackendNames();
+
+// Compiles `module` (verified) for `backend`; InvalidArgument naming the
+// known backends for an unknown one.
+absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForBackend(
+    absl::string_view backend, std::unique_ptr<HloModule> module);
+
+}  // namespace tessera
+
+#endif  // TESSERA_TOOLS_BACKEND_REGISTRY_H_

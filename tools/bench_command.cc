@@ -1,0 +1,124 @@
+#include "tools/bench_command.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "backends/common/hlo_executable.h"
+#include "hlo/analysis/cost_analysis.h"
+#include "hlo/ir/status_macros.h"
+#include "passes/fusion/fusion_pipeline.h"
+#include "tools/backend_registry.h"
+#include "tools/command_line.h"
+#include "tools/module_io.h"
+#include "tools/run_command.h"
+
+namespace tessera {
+namespace {
+
+const std::vector<FlagSpec>& BenchFlags() {
+  static const auto* flags = new std::vector<FlagSpec>{
+      {"backend", true, false, "what to run on: interpreter (default) or cpu"},
+      {"input", true, true, "an argument as a .npy file; repeat in parameter order "
+                            "(default: seeded random arguments)"},
+      {"seed", true, false, "seed for random arguments (default 0)"},
+      {"warmup", true, false, "untimed runs first (default 3)"},
+      {"iters", true, false, "timed runs (default 20)"},
+      {"format", true, false, "text (default) or json"},
+  };
+  return *flags;
+}
+
+using Clock = std::chrono::steady_clock;
+
+double MillisecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+std::string BenchUsage() {
+  return absl::StrCat(
+      "usage: tessera bench MODULE [--backend=interpreter|cpu] [--input=FILE.npy ...]\n"
+      "                    [--warmup=N --iters=N] [--format=text|json]\n"
+      "Compiles MODULE once and times it in steady state (buffers allocated once).\n",
+      FlagsHelp(BenchFlags()));
+}
+
+absl::Status RunBenchCommand(const std::vector<std::string>& args, std::ostream& out) {
+  TS_ASSIGN_OR_RETURN(CommandLine cl, CommandLine::Parse("bench", args, BenchFlags()));
+  if (cl.positional().size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tessera bench: expected exactly one MODULE file, got ", cl.positional().size(), "\n",
+        BenchUsage()));
+  }
+  const std::string format = cl.Get("format", "text");
+  if (format != "text" && format != "json") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tessera bench: --format must be 'text' or 'json', got '", format, "'"));
+  }
+  TS_ASSIGN_OR_RETURN(int64_t warmup, cl.GetInt("warmup", 3));
+  TS_ASSIGN_OR_RETURN(int64_t iters, cl.GetInt("iters", 20));
+  TS_ASSIGN_OR_RETURN(int64_t seed, cl.GetInt("seed", 0));
+  if (warmup < 0 || iters < 1) {
+    return absl::InvalidArgumentError("tessera bench: need --warmup >= 0 and --iters >= 1");
+  }
+  const std::string path = cl.positional()[0];
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(path));
+  std::vector<Literal> arguments;
+  if (!cl.GetAll("input").empty()) {
+    TS_ASSIGN_OR_RETURN(arguments, LoadArguments(*module, cl.GetAll("input")));
+  } else {
+    TS_ASSIGN_OR_RETURN(arguments, RandomArguments(*module, static_cast<uint64_t>(seed)));
+  }
+
+  // What the kernels must move and compute: the module as fusion leaves it.
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> fused, LoadModule(path));
+  PassPipelineOptions quiet;
+  quiet.verify = false;
+  TS_RETURN_IF_ERROR(MakeFusionPipeline({}, quiet)->Run(fused.get()).status());
+  const HloCost cost = AnalyzeCost(*fused);
+
+  const std::string backend = cl.Get("backend", "interpreter");
+  const Clock::time_point compile_start = Clock::now();
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<HloExecutable> executable,
+                      CompileForBackend(backend, std::move(module)));
+  const double compile_ms = MillisecondsSince(compile_start);
+
+  TS_ASSIGN_OR_RETURN(std::vector<runtime::OwnedBuffer> inputs,
+                      executable->ArgumentsToBuffers(arguments));
+  std::vector<runtime::ArgumentBuffer> in(inputs.begin(), inputs.end());
+  std::vector<runtime::OwnedBuffer> outputs = executable->executable().AllocateResults();
+  std::vector<runtime::ResultBuffer> results(outputs.begin(), outputs.end());
+  for (int64_t i = 0; i < warmup; ++i) {
+    TS_RETURN_IF_ERROR(executable->executable().ExecuteInto(in, results));
+  }
+  std::vector<double> times;
+  for (int64_t i = 0; i < iters; ++i) {
+    const Clock::time_point start = Clock::now();
+    TS_RETURN_IF_ERROR(executable->executable().ExecuteInto(in, results));
+    times.push_back(MillisecondsSince(start));
+  }
+  std::sort(times.begin(), times.end());
+  const double min = times.front(), max = times.back(), median = times[times.size() / 2];
+  const double gbs = cost.bytes_accessed / (min * 1e-3) / 1e9;
+  const double gflops = cost.flops / (min * 1e-3) / 1e9;
+  if (format == "json") {
+    out << absl::StrFormat(
+        "{\"module\": \"%s\", \"backend\": \"%s\", \"compile_ms\": %.3f, \"run_ms_min\": %.6f, "
+        "\"run_ms_median\": %.6f, \"run_ms_max\": %.6f, \"bytes\": %.0f, \"flops\": %.0f, "
+        "\"iters\": %d}\n",
+        path, backend, compile_ms, min, median, max, cost.bytes_accessed, cost.flops, iters);
+  } else {
+    out << absl::StrFormat(
+        "%s on %s\n  compile  %.3f ms\n  run      min %.4f ms, median %.4f ms, max %.4f ms "
+        "(%d runs after %d warm-up, buffers reused)\n  traffic  %.0f bytes, %.2f GB/s at min\n"
+        "  compute  %.0f flops, %.3f GFLOP/s at min\n",
+        path, backend, compile_ms, min, median, max, iters, warmup, cost.bytes_accessed, gbs,
+        cost.flops, gflops);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tessera

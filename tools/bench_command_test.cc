@@ -1,0 +1,73 @@
+// `tessera bench` through its library entry point: output forms and errors
+// (never timings: those are for benchmarks, not tests).
+#include "tools/bench_command.h"
+
+#include <cstdlib>
+#include <sstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tools/module_io.h"
+
+namespace tessera {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr char kModule[] = R"(HloModule axpy
+ENTRY main {
+  a = f32[] parameter(0)
+  x = f32[1000] parameter(1)
+  y = f32[1000] parameter(2)
+  ab = f32[1000] broadcast(a), dimensions={}
+  ax = f32[1000] multiply(ab, x)
+  ROOT r = f32[1000] add(ax, y)
+}
+)";
+
+std::string WriteTemp(const std::string& name, const std::string& contents) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string path = std::string(dir ? dir : "/tmp") + "/" + name;
+  EXPECT_TRUE(WriteStringToFile(path, contents).ok());
+  return path;
+}
+
+absl::Status Bench(const std::vector<std::string>& args, std::string* out = nullptr) {
+  std::ostringstream stream;
+  absl::Status status = RunBenchCommand(args, stream);
+  if (out) *out = stream.str();
+  return status;
+}
+
+TEST(BenchCommandTest, TextReport) {
+  std::string out;
+  ASSERT_TRUE(Bench({WriteTemp("a.hlo", kModule), "--warmup=1", "--iters=3"}, &out).ok());
+  EXPECT_THAT(out, HasSubstr("compile"));
+  EXPECT_THAT(out, HasSubstr("(3 runs after 1 warm-up, buffers reused)"));
+  // One fused kernel: reads a, x, y and writes r; 2000 flops.
+  EXPECT_THAT(out, HasSubstr("traffic  12004 bytes"));
+  EXPECT_THAT(out, HasSubstr("compute  2000 flops"));
+}
+
+TEST(BenchCommandTest, JsonReport) {
+  std::string out;
+  ASSERT_TRUE(
+      Bench({WriteTemp("b.hlo", kModule), "--iters=2", "--format=json"}, &out).ok());
+  EXPECT_THAT(out, StartsWith("{\"module\": "));
+  for (const char* key : {"\"compile_ms\": ", "\"run_ms_min\": ", "\"run_ms_median\": ",
+                          "\"run_ms_max\": ", "\"bytes\": 12004", "\"flops\": 2000"}) {
+    EXPECT_THAT(out, HasSubstr(key));
+  }
+}
+
+TEST(BenchCommandTest, Errors) {
+  const std::string path = WriteTemp("c.hlo", kModule);
+  EXPECT_THAT(Bench({path, "--format=xml"}).message(), HasSubstr("--format must be"));
+  EXPECT_THAT(Bench({path, "--iters=0"}).message(), HasSubstr("--iters >= 1"));
+  EXPECT_THAT(Bench({path, "--backend=tpu"}).message(), HasSubstr("unknown backend 'tpu'"));
+  EXPECT_THAT(Bench({}).message(), HasSubstr("expected exactly one MODULE file, got 0"));
+}
+
+}  // namespace
+}  // namespace tessera

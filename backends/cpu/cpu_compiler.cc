@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "backends/llvm_ir/elementwise_kernel.h"
@@ -48,6 +49,8 @@ class CpuExecutableBuilder {
   bool Forwards(const HloInstruction* instruction) const;
   // A kernel thunk, or a status saying why not (then: the fallback).
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryKernel(const HloInstruction* instruction);
+  // A kLoop fusion with a tuple root: one kernel per output, run in turn.
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryMultiOutputKernel(const HloInstruction* fusion);
   absl::StatusOr<std::unique_ptr<CpuThunk>> Fallback(const HloInstruction* instruction,
                                                      std::string reason);
 
@@ -67,6 +70,46 @@ std::unique_ptr<HloComputation> SingleOpComputation(const HloInstruction* instru
   HloInstruction* root = computation->AddInstruction(
       instruction->CloneWithNewOperands(instruction->shape(), parameters));
   computation->set_root_instruction(root);
+  return computation;
+}
+
+// The part of `fused` (whose root is a tuple) that computes tuple element
+// `output`, over all of `fused`'s parameters (so that kernel buffers stay
+// the fusion's operands, in order).
+std::unique_ptr<HloComputation> ExtractOutput(const HloComputation& fused, int64_t output) {
+  auto computation =
+      std::make_unique<HloComputation>(absl::StrCat(fused.name(), ".output", output));
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
+  for (int64_t k = 0; k < fused.num_parameters(); ++k) {
+    const HloInstruction* parameter = fused.parameter_instruction(k);
+    map[parameter] = computation->AddInstruction(
+        HloInstruction::CreateParameter(k, parameter->shape(), parameter->name()));
+  }
+  const HloInstruction* target = fused.root_instruction()->operand(output);
+  // Post order of what `target` uses.
+  std::vector<const HloInstruction*> order;
+  std::vector<std::pair<const HloInstruction*, size_t>> stack = {{target, 0}};
+  absl::flat_hash_set<const HloInstruction*> visited;
+  while (!stack.empty()) {
+    auto& [h, next] = stack.back();
+    if (map.contains(h) || (next == 0 && !visited.insert(h).second)) {
+      stack.pop_back();
+      continue;
+    }
+    if (next < static_cast<size_t>(h->operand_count())) {
+      const HloInstruction* operand = h->operand(next++);
+      if (!map.contains(operand) && !visited.contains(operand)) stack.push_back({operand, 0});
+      continue;
+    }
+    order.push_back(h);
+    stack.pop_back();
+  }
+  for (const HloInstruction* h : order) {
+    std::vector<HloInstruction*> operands;
+    for (const HloInstruction* operand : h->operands()) operands.push_back(map.at(operand));
+    map[h] = computation->AddInstruction(h->CloneWithNewOperands(h->shape(), operands));
+  }
+  computation->set_root_instruction(map.at(target));
   return computation;
 }
 
@@ -162,6 +205,10 @@ bool CpuExecutableBuilder::Forwards(const HloInstruction* instruction) const {
 absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
     const HloInstruction* instruction) {
   if (!options_.native_kernels) return absl::UnimplementedError("native kernels are off");
+  if (instruction->opcode() == HloOpcode::kFusion &&
+      instruction->fusion_kind() == FusionKind::kLoop && instruction->shape().IsTuple()) {
+    return TryMultiOutputKernel(instruction);
+  }
   if (!instruction->shape().IsArray()) {
     return absl::UnimplementedError("the result is not an array");
   }
@@ -203,6 +250,51 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
                       executable_.kernel_compiler_->Compile(*computation));
   return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
       instruction->name(), std::move(kernel), std::move(operands), result));
+}
+
+absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryMultiOutputKernel(
+    const HloInstruction* fusion) {
+  const HloComputation& fused = *fusion->fused_computation();
+  const HloInstruction* root = fused.root_instruction();
+  if (root->opcode() != HloOpcode::kTuple ||
+      root->operand_count() != fusion->shape().tuple_size()) {
+    return absl::UnimplementedError("a tuple-shaped fusion without a tuple root");
+  }
+  std::vector<BufferSlice> operands;
+  for (const HloInstruction* operand : fusion->operands()) {
+    if (!operand->shape().IsArray()) return absl::UnimplementedError("a non-array operand");
+    TS_ASSIGN_OR_RETURN(BufferSlice slice, executable_.assignment_->GetSlice(operand, {}));
+    operands.push_back(slice);
+  }
+  std::vector<BufferSlice> results;
+  for (int64_t i = 0; i < root->operand_count(); ++i) {
+    if (!fusion->shape().tuple_shapes(i).IsArray()) {
+      return absl::UnimplementedError("a non-array output");
+    }
+    TS_ASSIGN_OR_RETURN(BufferSlice slice, executable_.assignment_->GetSlice(fusion, {i}));
+    // The outputs are computed one after the other: none may overwrite an
+    // operand a later output still reads, nor another output.
+    for (const BufferSlice& operand : operands) {
+      if (operand.Overlaps(slice)) {
+        return absl::UnimplementedError(
+            absl::StrCat("output ", i, " overlaps an operand (multi-output in place)"));
+      }
+    }
+    for (const BufferSlice& other : results) {
+      if (other.Overlaps(slice)) return absl::UnimplementedError("outputs overlap");
+    }
+    results.push_back(slice);
+  }
+  std::vector<std::unique_ptr<CpuThunk>> kernels;
+  for (int64_t i = 0; i < root->operand_count(); ++i) {
+    std::unique_ptr<HloComputation> part = ExtractOutput(fused, i);
+    TS_ASSIGN_OR_RETURN(std::unique_ptr<llvm_ir::ElementwiseKernel> kernel,
+                        executable_.kernel_compiler_->Compile(*part));
+    kernels.push_back(std::make_unique<KernelThunk>(absl::StrCat(fusion->name(), "{", i, "}"),
+                                                    std::move(kernel), operands, results[i]));
+  }
+  return std::unique_ptr<CpuThunk>(
+      std::make_unique<SequenceThunk>(fusion->name(), std::move(kernels)));
 }
 
 absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::Fallback(

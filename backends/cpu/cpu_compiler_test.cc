@@ -175,6 +175,29 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0);
 }
 
+TEST(CpuCompilerTest, MultiOutputLoopFusionRunsNatively) {
+  Counts counts;
+  CheckModule(R"(
+HloModule two_outputs
+fused {
+  p0 = f32[257] parameter(0)
+  p1 = f32[257] parameter(1)
+  s = f32[257] add(p0, p1)
+  e = f32[257] exponential(s)
+  n = f32[257] negate(s)
+  ROOT t = (f32[257], f32[257]) tuple(e, n)
+}
+ENTRY main {
+  x = f32[257] parameter(0)
+  y = f32[257] parameter(1)
+  ROOT f = (f32[257], f32[257]) fusion(x, y), kind=kLoop, calls=fused
+}
+)",
+              {}, &counts);
+  EXPECT_EQ(counts.native, 1);
+  EXPECT_EQ(counts.fallback, 0);
+}
+
 TEST(CpuCompilerTest, ReduceFallsBack) {
   Counts counts;
   CheckModule(R"(

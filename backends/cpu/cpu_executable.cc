@@ -133,6 +133,33 @@ std::string KernelThunk::ToString() const {
 }
 
 // ---------------------------------------------------------------------------
+// SequenceThunk
+
+absl::Status SequenceThunk::Execute(const Arena& arena) const {
+  for (const std::unique_ptr<CpuThunk>& thunk : thunks_) {
+    absl::Status status = thunk->Execute(arena);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+bool SequenceThunk::native() const {
+  for (const std::unique_ptr<CpuThunk>& thunk : thunks_) {
+    if (!thunk->native()) return false;
+  }
+  return true;
+}
+
+std::string SequenceThunk::ToString() const {
+  std::string out = absl::StrCat("sequence ", name(), " {");
+  for (const std::unique_ptr<CpuThunk>& thunk : thunks_) {
+    absl::StrAppend(&out, "\n  ", thunk->ToString());
+  }
+  absl::StrAppend(&out, "\n}");
+  return out;
+}
+
+// ---------------------------------------------------------------------------
 // EvaluatorFallbackThunk
 
 EvaluatorFallbackThunk::EvaluatorFallbackThunk(std::string name, std::string reason,

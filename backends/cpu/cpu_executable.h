@@ -99,6 +99,19 @@ class KernelThunk : public CpuThunk {
   BufferSlice result_;
 };
 
+// Thunks run in turn as one (the kernels of one multi-output fusion).
+class SequenceThunk : public CpuThunk {
+ public:
+  SequenceThunk(std::string name, std::vector<std::unique_ptr<CpuThunk>> thunks)
+      : CpuThunk(std::move(name)), thunks_(std::move(thunks)) {}
+  absl::Status Execute(const Arena& arena) const override;
+  bool native() const override;
+  std::string ToString() const override;
+
+ private:
+  std::vector<std::unique_ptr<CpuThunk>> thunks_;
+};
+
 // One instruction on the reference evaluator.  `computation` holds the
 // instruction alone over parameters (its called computations are the
 // module's); operands[k] are operand k's array leaves.

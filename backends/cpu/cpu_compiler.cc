@@ -22,6 +22,13 @@ class CpuExecutableBuilder {
       : options_(options), executable_(*executable) {}
 
   absl::Status Build();
+  absl::Status BuildSequence(const HloComputation* computation, CpuThunkSequence* thunks);
+  // While, conditional and call as thunks over the arena; nullptr where
+  // buffer assignment placed things so that they cannot be (the fallback
+  // then runs the instruction whole).
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryControlFlow(const HloInstruction* instruction);
+  bool CopyLeaves(const std::vector<ArenaLeaf>& from, const std::vector<ArenaLeaf>& to,
+                  absl::string_view name, CpuThunkSequence* thunks);
 
   static absl::StatusOr<std::unique_ptr<CpuExecutable>> Create(std::unique_ptr<HloModule> module,
                                                                const CpuCompileOptions& options) {
@@ -272,24 +279,35 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryMultiOutputKe
       return absl::UnimplementedError("a non-array output");
     }
     TS_ASSIGN_OR_RETURN(BufferSlice slice, executable_.assignment_->GetSlice(fusion, {i}));
-    // The outputs are computed one after the other: none may overwrite an
-    // operand a later output still reads, nor another output.
-    for (const BufferSlice& operand : operands) {
-      if (operand.Overlaps(slice)) {
-        return absl::UnimplementedError(
-            absl::StrCat("output ", i, " overlaps an operand (multi-output in place)"));
-      }
-    }
     for (const BufferSlice& other : results) {
       if (other.Overlaps(slice)) return absl::UnimplementedError("outputs overlap");
     }
     results.push_back(slice);
   }
+  std::vector<std::unique_ptr<HloComputation>> parts;
+  for (int64_t i = 0; i < root->operand_count(); ++i) parts.push_back(ExtractOutput(fused, i));
+  // The outputs are computed one after the other: an output may write over
+  // an operand only exactly, only where it reads it elementwise, and only
+  // if no other output reads that operand.
+  for (int64_t i = 0; i < root->operand_count(); ++i) {
+    for (size_t k = 0; k < operands.size(); ++k) {
+      if (!operands[k].Overlaps(results[i])) continue;
+      bool ok = operands[k].allocation == results[i].allocation &&
+                operands[k].offset == results[i].offset &&
+                ElementwiseOnlyUse(parts[i]->parameter_instruction(k));
+      for (int64_t j = 0; ok && j < root->operand_count(); ++j) {
+        if (j != i && !parts[j]->parameter_instruction(k)->users().empty()) ok = false;
+      }
+      if (!ok) {
+        return absl::UnimplementedError(absl::StrCat(
+            "output ", i, " overwrites operand ", k, ", which the kernels cannot share"));
+      }
+    }
+  }
   std::vector<std::unique_ptr<CpuThunk>> kernels;
   for (int64_t i = 0; i < root->operand_count(); ++i) {
-    std::unique_ptr<HloComputation> part = ExtractOutput(fused, i);
     TS_ASSIGN_OR_RETURN(std::unique_ptr<llvm_ir::ElementwiseKernel> kernel,
-                        executable_.kernel_compiler_->Compile(*part));
+                        executable_.kernel_compiler_->Compile(*parts[i]));
     kernels.push_back(std::make_unique<KernelThunk>(absl::StrCat(fusion->name(), "{", i, "}"),
                                                     std::move(kernel), operands, results[i]));
   }
@@ -330,13 +348,18 @@ absl::Status CpuExecutableBuilder::Build() {
     executable_.parameters_.push_back(std::move(leaves));
   }
   TS_ASSIGN_OR_RETURN(executable_.results_, Leaves(entry->root_instruction()));
+  return BuildSequence(entry, &executable_.thunks_);
+}
 
-  if (!module.has_schedule() || !module.schedule().HasSequence(entry)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("module ", module.name(), ": the entry computation is not scheduled"));
+absl::Status CpuExecutableBuilder::BuildSequence(const HloComputation* computation,
+                                                 CpuThunkSequence* thunks) {
+  const HloModule& module = *executable_.module_;
+  if (!module.has_schedule() || !module.schedule().HasSequence(computation)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "module ", module.name(), ": computation ", computation->name(), " is not scheduled"));
   }
   CpuExecutableStats& stats = executable_.stats_;
-  for (const HloInstruction* instruction : module.schedule().sequence(entry)) {
+  for (const HloInstruction* instruction : module.schedule().sequence(computation)) {
     if (instruction->opcode() == HloOpcode::kConstant) {
       TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> leaves, Leaves(instruction));
       for (ArenaLeaf& leaf : leaves) {
@@ -355,9 +378,18 @@ absl::Status CpuExecutableBuilder::Build() {
       ++stats.aliasing_instructions;
       continue;
     }
+    if (options_.native_kernels) {
+      // Control flow over the arena; nullptr: the fallback runs it whole.
+      TS_ASSIGN_OR_RETURN(std::unique_ptr<CpuThunk> control, TryControlFlow(instruction));
+      if (control != nullptr) {
+        thunks->push_back(std::move(control));
+        ++stats.control_flow_instructions;
+        continue;
+      }
+    }
     absl::StatusOr<std::unique_ptr<CpuThunk>> kernel = TryKernel(instruction);
     if (kernel.ok()) {
-      executable_.thunks_.push_back(*std::move(kernel));
+      thunks->push_back(*std::move(kernel));
       ++stats.native_instructions;
       continue;
     }
@@ -367,11 +399,123 @@ absl::Status CpuExecutableBuilder::Build() {
     }
     std::string reason(kernel.status().message());
     TS_ASSIGN_OR_RETURN(std::unique_ptr<CpuThunk> fallback, Fallback(instruction, reason));
-    executable_.thunks_.push_back(std::move(fallback));
+    thunks->push_back(std::move(fallback));
     ++stats.fallback_instructions;
     stats.fallbacks.push_back(absl::StrCat(what, " ", instruction->name(), ": ", reason));
   }
   return absl::OkStatus();
+}
+
+// Copies from `from` to `to` where a leaf lies apart; false when the two
+// do not have the same leaves.
+bool CpuExecutableBuilder::CopyLeaves(const std::vector<ArenaLeaf>& from,
+                                      const std::vector<ArenaLeaf>& to, absl::string_view name,
+                                      CpuThunkSequence* thunks) {
+  if (from.size() != to.size()) return false;
+  for (size_t i = 0; i < from.size(); ++i) {
+    if (from[i].index != to[i].index || from[i].shape.ByteSize() != to[i].shape.ByteSize() ||
+        from[i].slice.size < from[i].shape.ByteSize() || to[i].slice.size < to[i].shape.ByteSize()) {
+      return false;
+    }
+    if (from[i].slice.allocation == to[i].slice.allocation &&
+        from[i].slice.offset == to[i].slice.offset) {
+      continue;
+    }
+    BufferSlice source = from[i].slice, destination = to[i].slice;
+    source.size = destination.size = from[i].shape.ByteSize();
+    thunks->push_back(std::make_unique<CopyThunk>(
+        absl::StrCat(name, ShapeIndexToString(from[i].index)), source, destination));
+  }
+  return true;
+}
+
+static bool SameSlices(const std::vector<ArenaLeaf>& a, const std::vector<ArenaLeaf>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].index != b[i].index || a[i].slice.allocation != b[i].slice.allocation ||
+        a[i].slice.offset != b[i].slice.offset) {
+      return false;
+    }
+  }
+  return true;
+}
+
+absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryControlFlow(
+    const HloInstruction* instruction) {
+  const std::string& name = instruction->name();
+  switch (instruction->opcode()) {
+    case HloOpcode::kWhile: {
+      const HloComputation* condition = instruction->while_condition();
+      const HloComputation* body = instruction->while_body();
+      if (condition->num_parameters() != 1 || body->num_parameters() != 1) return nullptr;
+      TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> state, Leaves(instruction));
+      TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> init, Leaves(instruction->operand(0)));
+      TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> body_in, Leaves(body->parameter_instruction(0)));
+      TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> body_out, Leaves(body->root_instruction()));
+      TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> condition_in,
+                          Leaves(condition->parameter_instruction(0)));
+      const HloInstruction* verdict = condition->root_instruction();
+      if (!SameSlices(state, body_in) || !SameSlices(state, body_out) ||
+          !SameSlices(state, condition_in) || !verdict->shape().IsArray() ||
+          verdict->shape().element_type() != PRED || verdict->shape().ElementCount() != 1) {
+        return nullptr;
+      }
+      TS_ASSIGN_OR_RETURN(BufferSlice predicate,
+                          executable_.assignment_->GetSlice(verdict, {}));
+      CpuThunkSequence init_thunks;
+      if (!CopyLeaves(init, state, absl::StrCat(name, ".init"), &init_thunks)) return nullptr;
+      CpuThunkSequence condition_thunks, body_thunks;
+      TS_RETURN_IF_ERROR(BuildSequence(condition, &condition_thunks));
+      TS_RETURN_IF_ERROR(BuildSequence(body, &body_thunks));
+      return std::unique_ptr<CpuThunk>(
+          std::make_unique<WhileThunk>(name, std::move(init_thunks), std::move(condition_thunks),
+                                       predicate, std::move(body_thunks)));
+    }
+    case HloOpcode::kConditional: {
+      const HloInstruction* selector = instruction->operand(0);
+      const PrimitiveType type = selector->shape().element_type();
+      const int64_t branches = static_cast<int64_t>(instruction->called_computations().size());
+      if (!selector->shape().IsArray() || selector->shape().ElementCount() != 1 ||
+          (type != PRED && type != S32) || branches < 1 || (type == PRED && branches != 2) ||
+          instruction->operand_count() != branches + 1) {
+        return nullptr;
+      }
+      TS_ASSIGN_OR_RETURN(BufferSlice selector_slice, executable_.assignment_->GetSlice(selector, {}));
+      TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> result, Leaves(instruction));
+      std::vector<CpuThunkSequence> sequences;
+      for (int64_t b = 0; b < branches; ++b) {
+        const HloComputation* branch = instruction->called_computations()[b];
+        if (branch->num_parameters() != 1) return nullptr;
+        TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> operand, Leaves(instruction->operand(b + 1)));
+        TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> in, Leaves(branch->parameter_instruction(0)));
+        TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> out, Leaves(branch->root_instruction()));
+        CpuThunkSequence sequence;
+        if (!CopyLeaves(operand, in, absl::StrCat(name, ".in", b), &sequence)) return nullptr;
+        TS_RETURN_IF_ERROR(BuildSequence(branch, &sequence));
+        if (!CopyLeaves(out, result, absl::StrCat(name, ".out", b), &sequence)) return nullptr;
+        sequences.push_back(std::move(sequence));
+      }
+      return std::unique_ptr<CpuThunk>(std::make_unique<ConditionalThunk>(
+          name, selector_slice, type == PRED, std::move(sequences)));
+    }
+    case HloOpcode::kCall: {
+      const HloComputation* callee = instruction->to_apply();
+      if (callee->num_parameters() != instruction->operand_count()) return nullptr;
+      CpuThunkSequence sequence;
+      for (int64_t k = 0; k < instruction->operand_count(); ++k) {
+        TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> operand, Leaves(instruction->operand(k)));
+        TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> in, Leaves(callee->parameter_instruction(k)));
+        if (!CopyLeaves(operand, in, absl::StrCat(name, ".in", k), &sequence)) return nullptr;
+      }
+      TS_RETURN_IF_ERROR(BuildSequence(callee, &sequence));
+      TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> out, Leaves(callee->root_instruction()));
+      TS_ASSIGN_OR_RETURN(std::vector<ArenaLeaf> result, Leaves(instruction));
+      if (!CopyLeaves(out, result, absl::StrCat(name, ".out"), &sequence)) return nullptr;
+      return std::unique_ptr<CpuThunk>(std::make_unique<SequenceThunk>(name, std::move(sequence)));
+    }
+    default:
+      return nullptr;
+  }
 }
 
 absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(std::unique_ptr<HloModule> module,

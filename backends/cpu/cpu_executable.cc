@@ -133,6 +133,88 @@ std::string KernelThunk::ToString() const {
 }
 
 // ---------------------------------------------------------------------------
+// Control flow
+
+namespace {
+
+absl::Status RunSequence(const CpuThunkSequence& thunks, const Arena& arena) {
+  for (const std::unique_ptr<CpuThunk>& thunk : thunks) {
+    absl::Status status = thunk->Execute(arena);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+void PrintSequence(const CpuThunkSequence& thunks, absl::string_view label, std::string* out) {
+  absl::StrAppend(out, "\n  ", label, ":");
+  for (const std::unique_ptr<CpuThunk>& thunk : thunks) {
+    std::string text = thunk->ToString();
+    size_t at = 0;
+    while ((at = text.find('\n', at)) != std::string::npos) {
+      text.insert(at + 1, "    ");
+      at += 5;
+    }
+    absl::StrAppend(out, "\n    ", text);
+  }
+}
+
+}  // namespace
+
+absl::Status CopyThunk::Execute(const Arena& arena) const {
+  std::memmove(arena.Address(destination_), arena.Address(source_), source_.size);
+  return absl::OkStatus();
+}
+
+std::string CopyThunk::ToString() const {
+  return absl::StrCat("copy ", name(), " ", source_.ToString(), " -> ", destination_.ToString());
+}
+
+absl::Status WhileThunk::Execute(const Arena& arena) const {
+  absl::Status status = RunSequence(init_, arena);
+  if (!status.ok()) return status;
+  for (;;) {
+    status = RunSequence(condition_, arena);
+    if (!status.ok()) return status;
+    if (*reinterpret_cast<const uint8_t*>(arena.Address(predicate_)) == 0) break;
+    status = RunSequence(body_, arena);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+std::string WhileThunk::ToString() const {
+  std::string out = absl::StrCat("while ", name(), " (predicate ", predicate_.ToString(), ") {");
+  if (!init_.empty()) PrintSequence(init_, "init", &out);
+  PrintSequence(condition_, "condition", &out);
+  PrintSequence(body_, "body", &out);
+  absl::StrAppend(&out, "\n}");
+  return out;
+}
+
+absl::Status ConditionalThunk::Execute(const Arena& arena) const {
+  const int64_t count = static_cast<int64_t>(branches_.size());
+  int64_t branch = 0;
+  if (pred_selector_) {
+    branch = *reinterpret_cast<const uint8_t*>(arena.Address(selector_)) != 0 ? 0 : 1;
+  } else {
+    int32_t index;
+    std::memcpy(&index, arena.Address(selector_), sizeof(index));
+    branch = index < 0 || index >= count ? count - 1 : index;
+  }
+  return RunSequence(branches_[branch], arena);
+}
+
+std::string ConditionalThunk::ToString() const {
+  std::string out = absl::StrCat("conditional ", name(), " (", pred_selector_ ? "pred" : "s32",
+                                 " selector ", selector_.ToString(), ") {");
+  for (size_t b = 0; b < branches_.size(); ++b) {
+    PrintSequence(branches_[b], absl::StrCat("branch ", b), &out);
+  }
+  absl::StrAppend(&out, "\n}");
+  return out;
+}
+
+// ---------------------------------------------------------------------------
 // SequenceThunk
 
 absl::Status SequenceThunk::Execute(const Arena& arena) const {
@@ -316,6 +398,7 @@ std::string CpuExecutable::ToString() const {
   }
   absl::StrAppend(&out, "native ", stats_.native_instructions, ", fallback ",
                   stats_.fallback_instructions, ", aliasing ", stats_.aliasing_instructions,
+                  ", control flow ", stats_.control_flow_instructions,
                   ", arena ", stats_.arena_bytes, " bytes\n");
   return out;
 }

@@ -112,6 +112,69 @@ class SequenceThunk : public CpuThunk {
   std::vector<std::unique_ptr<CpuThunk>> thunks_;
 };
 
+using CpuThunkSequence = std::vector<std::unique_ptr<CpuThunk>>;
+
+// Copies bytes between slices (a called computation's parameter or result
+// that buffer assignment placed apart from the caller's value).
+class CopyThunk : public CpuThunk {
+ public:
+  CopyThunk(std::string name, BufferSlice source, BufferSlice destination)
+      : CpuThunk(std::move(name)), source_(source), destination_(destination) {}
+  absl::Status Execute(const Arena& arena) const override;
+  bool native() const override { return true; }
+  std::string ToString() const override;
+
+ private:
+  BufferSlice source_;
+  BufferSlice destination_;
+};
+
+// A while loop over the arena: the state lives in one set of slices (init,
+// body parameter, body root and the loop's value share them); `init`
+// copies the init in where it lies elsewhere.  Each iteration runs the
+// condition, reads its PRED, then runs the body.
+class WhileThunk : public CpuThunk {
+ public:
+  WhileThunk(std::string name, CpuThunkSequence init, CpuThunkSequence condition,
+             BufferSlice predicate, CpuThunkSequence body)
+      : CpuThunk(std::move(name)),
+        init_(std::move(init)),
+        condition_(std::move(condition)),
+        predicate_(predicate),
+        body_(std::move(body)) {}
+  absl::Status Execute(const Arena& arena) const override;
+  bool native() const override { return true; }
+  std::string ToString() const override;
+
+ private:
+  CpuThunkSequence init_;
+  CpuThunkSequence condition_;
+  BufferSlice predicate_;
+  CpuThunkSequence body_;
+};
+
+// A conditional: a PRED selector picks branch 0 (true) or 1 (false); an
+// S32 selector picks branch i, or the last one when out of range.  Each
+// branch sequence copies its operand in, runs, and copies its result out
+// where buffer assignment placed them apart.
+class ConditionalThunk : public CpuThunk {
+ public:
+  ConditionalThunk(std::string name, BufferSlice selector, bool pred_selector,
+                   std::vector<CpuThunkSequence> branches)
+      : CpuThunk(std::move(name)),
+        selector_(selector),
+        pred_selector_(pred_selector),
+        branches_(std::move(branches)) {}
+  absl::Status Execute(const Arena& arena) const override;
+  bool native() const override { return true; }
+  std::string ToString() const override;
+
+ private:
+  BufferSlice selector_;
+  bool pred_selector_;
+  std::vector<CpuThunkSequence> branches_;
+};
+
 // One instruction on the reference evaluator.  `computation` holds the
 // instruction alone over parameters (its called computations are the
 // module's); operands[k] are operand k's array leaves.
@@ -139,6 +202,9 @@ struct CpuExecutableStats {
   int64_t native_instructions = 0;    // kernels
   int64_t fallback_instructions = 0;  // EvaluatorFallbackThunk
   int64_t aliasing_instructions = 0;  // parameter, constant, tuple, gte, bitcast: no thunk
+  // while, conditional, call run as control-flow thunks over the arena
+  // (their bodies' instructions are counted as native or fallback).
+  int64_t control_flow_instructions = 0;
   // "opcode name: reason" per fallback instruction.
   std::vector<std::string> fallbacks;
   double compile_ms = 0;  // the whole CompileForCpu

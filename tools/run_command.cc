@@ -18,7 +18,9 @@ namespace {
 
 const std::vector<FlagSpec>& RunFlags() {
   static const auto* flags = new std::vector<FlagSpec>{
-      {"backend", true, false, "where to run: interpreter (the reference evaluator)"},
+      {"backend", true, false, "where to run: interpreter (the reference evaluator, default) "
+                               "or cpu (LLVM-compiled kernels; ops without one yet run on "
+                               "the evaluator)"},
       {"input", true, true, "an argument as a .npy file; repeat in parameter order"},
       {"random_inputs", false, false, "use seeded random arguments (the default with no --input)"},
       {"seed", true, false, "seed for --random_inputs (default 0)"},

@@ -138,7 +138,14 @@ TEST_F(RunCommandTest, InputsAndRandomInputsConflict) {
 
 TEST_F(RunCommandTest, UnknownBackend) {
   EXPECT_THAT(RunTessera({module_, "--backend=tpu"}).message(),
-              HasSubstr("unknown backend 'tpu' (available: interpreter)"));
+              HasSubstr("unknown backend 'tpu' (available: cpu, interpreter)"));
+}
+
+TEST_F(RunCommandTest, CpuBackendPrintsWhatTheInterpreterPrints) {
+  std::string cpu, interpreter;
+  ASSERT_TRUE(RunTessera({module_, "--seed=9", "--backend=cpu"}, &cpu).ok());
+  ASSERT_TRUE(RunTessera({module_, "--seed=9", "--backend=interpreter"}, &interpreter).ok());
+  EXPECT_EQ(cpu, interpreter);
 }
 
 TEST_F(RunCommandTest, BadSeed) {

@@ -33,7 +33,7 @@ int64_t LeafNumber(absl::Span<const Shape> shapes, int64_t which, const ShapeInd
 
 // Reads the arguments, evaluates, writes the results.  `buffers` holds the
 // argument leaves, then the result leaves.
-absl::Status Evaluate(const HloModule& module, const ProgramShape& program_shape,
+absl::Status Evaluate(const LiteralProgram& program, const ProgramShape& program_shape,
                       absl::Span<void* const> buffers) {
   std::vector<Literal> arguments;
   arguments.reserve(program_shape.parameters.size());
@@ -47,7 +47,7 @@ absl::Status Evaluate(const HloModule& module, const ProgramShape& program_shape
     }
     arguments.push_back(std::move(argument));
   }
-  TS_ASSIGN_OR_RETURN(Literal result, EvaluateModule(module, arguments));
+  TS_ASSIGN_OR_RETURN(Literal result, program(std::move(arguments)));
   if (!ShapesCompatible(result.shape(), program_shape.result)) {
     return absl::InternalError(absl::StrCat("the evaluator's result ", result.shape().ToString(),
                                             " is not the program's ",
@@ -113,6 +113,17 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> InterpreterBackend::Compile(
 
 absl::StatusOr<std::unique_ptr<HloExecutable>> InterpreterBackend::Compile(
     const HloModule& module, std::shared_ptr<const HloModule> owned) const {
+  const HloModule* evaluated = &module;
+  return CompileLiteralProgram(
+      module,
+      [evaluated](std::vector<Literal> arguments) {
+        return EvaluateModule(*evaluated, arguments);
+      },
+      std::move(owned));
+}
+
+absl::StatusOr<std::unique_ptr<HloExecutable>> CompileLiteralProgram(
+    const HloModule& module, LiteralProgram program, std::shared_ptr<const void> owned) {
   TS_ASSIGN_OR_RETURN(ProgramShape program_shape, EntryProgramShape(module));
   for (size_t i = 0; i < program_shape.parameters.size(); ++i) {
     absl::Status status = CheckDenseLayouts(program_shape.parameters[i]);
@@ -169,12 +180,12 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> InterpreterBackend::Compile(
   std::vector<runtime::BufferSlice> slices;
   for (int64_t k = 0; k < argument_count; ++k) slices.push_back({k, 0, argument_sizes[k]});
   slices.insert(slices.end(), result_slices.begin(), result_slices.end());
-  const HloModule* evaluated = &module;
   runtime::ThunkSequence thunks;
   thunks.Emplace<runtime::HostCallThunk>(
       absl::StrCat("evaluate ", module.name()), std::move(slices),
-      [evaluated, program_shape](absl::Span<void* const> buffers, const runtime::ExecuteParams&) {
-        return Evaluate(*evaluated, program_shape, buffers);
+      [program = std::move(program), program_shape](absl::Span<void* const> buffers,
+                                                    const runtime::ExecuteParams&) {
+        return Evaluate(program, program_shape, buffers);
       });
   std::vector<std::shared_ptr<const void>> resources;
   if (owned != nullptr) resources.push_back(std::move(owned));

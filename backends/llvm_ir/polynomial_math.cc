@@ -1,0 +1,443 @@
+#include "backends/llvm_ir/polynomial_math.h"
+
+#include <cmath>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Intrinsics.h"
+
+namespace tessera {
+namespace llvm_ir {
+namespace {
+
+// Builds the functions for one floating type (f32 or f64, scalar or
+// vector); values of the other float width are made with Ext/Trunc.
+class MathBuilder {
+ public:
+  MathBuilder(llvm::IRBuilder<>* b, llvm::Type* type) : b_(b), type_(type) {
+    is_f64_ = type->getScalarType()->isDoubleTy();
+    int_type_ = type->getWithNewType(b->getIntNTy(is_f64_ ? 64 : 32));
+  }
+
+  bool is_f64() const { return is_f64_; }
+  llvm::Type* type() const { return type_; }
+
+  // --- small helpers --------------------------------------------------------
+  llvm::Constant* C(double v) const { return llvm::ConstantFP::get(type_, v); }
+  llvm::Constant* I(int64_t v) const { return llvm::ConstantInt::get(int_type_, v, true); }
+  llvm::Value* Add(llvm::Value* a, llvm::Value* c) { return b_->CreateFAdd(a, c); }
+  llvm::Value* Sub(llvm::Value* a, llvm::Value* c) { return b_->CreateFSub(a, c); }
+  llvm::Value* Mul(llvm::Value* a, llvm::Value* c) { return b_->CreateFMul(a, c); }
+  llvm::Value* Div(llvm::Value* a, llvm::Value* c) { return b_->CreateFDiv(a, c); }
+  llvm::Value* Fma(llvm::Value* a, llvm::Value* c, llvm::Value* d) {
+    return b_->CreateIntrinsic(llvm::Intrinsic::fmuladd, {type_}, {a, c, d});
+  }
+  llvm::Value* Unary(llvm::Intrinsic::ID id, llvm::Value* x) {
+    return b_->CreateUnaryIntrinsic(id, x);
+  }
+  llvm::Value* Abs(llvm::Value* x) { return Unary(llvm::Intrinsic::fabs, x); }
+  llvm::Value* Rint(llvm::Value* x) { return Unary(llvm::Intrinsic::rint, x); }
+  llvm::Value* CopySign(llvm::Value* mag, llvm::Value* sign) {
+    return b_->CreateBinaryIntrinsic(llvm::Intrinsic::copysign, mag, sign);
+  }
+  llvm::Value* Sel(llvm::Value* c, llvm::Value* t, llvm::Value* f) {
+    return b_->CreateSelect(c, t, f);
+  }
+  llvm::Value* IsNan(llvm::Value* x) { return b_->CreateFCmpUNO(x, x); }
+  llvm::Value* IsInf(llvm::Value* x) {
+    return b_->CreateFCmpOEQ(Abs(x), C(INFINITY));
+  }
+  // NaN inputs propagate (selects below only move ordered values).
+  llvm::Value* ClampLow(llvm::Value* x, double lo) {
+    return Sel(b_->CreateFCmpOLT(x, C(lo)), C(lo), x);
+  }
+  llvm::Value* ClampHigh(llvm::Value* x, double hi) {
+    return Sel(b_->CreateFCmpOGT(x, C(hi)), C(hi), x);
+  }
+  // c[0] + x*(c[1] + x*(c[2] + ...)).
+  llvm::Value* Horner(llvm::Value* x, std::initializer_list<double> c) {
+    std::vector<double> v(c);
+    llvm::Value* acc = C(v.back());
+    for (int i = static_cast<int>(v.size()) - 2; i >= 0; --i) acc = Fma(acc, x, C(v[i]));
+    return acc;
+  }
+  llvm::Value* ToInt(llvm::Value* x) { return b_->CreateFPToSI(x, int_type_); }
+  llvm::Value* ToFloat(llvm::Value* i) { return b_->CreateSIToFP(i, type_); }
+  llvm::Value* Bits(llvm::Value* x) { return b_->CreateBitCast(x, int_type_); }
+  llvm::Value* FromBits(llvm::Value* i) { return b_->CreateBitCast(i, type_); }
+  // 2^n for integer n in the normal exponent range.
+  llvm::Value* Pow2(llvm::Value* n) {
+    const int mantissa = is_f64_ ? 52 : 23, bias = is_f64_ ? 1023 : 127;
+    return FromBits(b_->CreateShl(b_->CreateAdd(n, I(bias)), I(mantissa)));
+  }
+
+  // --- exp and expm1 --------------------------------------------------------
+  // Cody-Waite: x = n*ln2 + r, |r| <= ln2/2, with ln2 split so that n*hi is
+  // exact; expm1(r) by Taylor to r^7 (f32: truncation < 2^-30) or r^13
+  // (f64: < 2^-57).
+  void Reduce(llvm::Value* x, llvm::Value** n, llvm::Value** r) {
+    const double ln2_hi = is_f64_ ? 6.93147180369123816490e-01 : 6.93145751953125e-01;
+    const double ln2_lo = is_f64_ ? 1.90821492927058770002e-10 : 1.42860682030941723212e-06;
+    *n = Rint(Mul(x, C(1.4426950408889634)));
+    llvm::Value* nn = b_->CreateFNeg(*n);
+    *r = Fma(nn, C(ln2_lo), Fma(nn, C(ln2_hi), x));
+  }
+  llvm::Value* Expm1Kernel(llvm::Value* r) {
+    llvm::Value* p =
+        is_f64_ ? Horner(r, {1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040,
+                             1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800,
+                             1.0 / 479001600, 1.0 / 6227020800.0})
+                : Horner(r, {1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040});
+    return Fma(Mul(r, r), p, r);
+  }
+  llvm::Value* Exp(llvm::Value* x) {
+    // Beyond these, exp is inf or 0 (and n stays small enough for Pow2).
+    llvm::Value* xc = ClampLow(ClampHigh(x, is_f64_ ? 710.0 : 89.0), is_f64_ ? -746.0 : -104.0);
+    llvm::Value *n, *r;
+    Reduce(xc, &n, &r);
+    llvm::Value* p = Add(Expm1Kernel(r), C(1.0));
+    // 2^n in two halves, so that denormal results round once and n = 128
+    // (f32) or 1024 (f64) still overflows correctly.
+    llvm::Value* ni = ToInt(Sel(IsNan(n), C(0.0), n));
+    llvm::Value* n1 = b_->CreateAShr(ni, I(1));
+    llvm::Value* n2 = b_->CreateSub(ni, n1);
+    llvm::Value* result = Mul(Mul(p, Pow2(n1)), Pow2(n2));
+    return Sel(IsNan(x), x, result);
+  }
+  llvm::Value* Expm1(llvm::Value* x) {
+    // Below the low clamp expm1 rounds to -1.
+    llvm::Value* xc = ClampLow(ClampHigh(x, is_f64_ ? 710.0 : 89.0), is_f64_ ? -40.0 : -20.0);
+    llvm::Value *n, *r;
+    Reduce(xc, &n, &r);
+    llvm::Value* em = Expm1Kernel(r);
+    llvm::Value* ni = ToInt(Sel(IsNan(n), C(0.0), n));
+    const int big = is_f64_ ? 1000 : 100;
+    // 2^n * (em + 1) - 1 = 2^n*em + (2^n - 1), the latter exact for small n.
+    llvm::Value* s = Pow2(b_->CreateSelect(b_->CreateICmpSGT(ni, I(big)), I(big), ni));
+    llvm::Value* small = Fma(s, em, Sub(s, C(1.0)));
+    // Large n: the -1 is far below the result's ulp.
+    llvm::Value* half = I(is_f64_ ? 512 : 64);
+    llvm::Value* large =
+        Mul(Mul(Add(em, C(1.0)), Pow2(b_->CreateSub(ni, half))), Pow2(half));
+    llvm::Value* result = Sel(b_->CreateICmpSGT(ni, I(big)), large, small);
+    // ±0 (and NaN) are their own expm1.
+    return Sel(b_->CreateFCmpUEQ(x, C(0.0)), x, result);
+  }
+
+  // --- log and log1p --------------------------------------------------------
+  // x = 2^k * m, m in [sqrt(1/2), sqrt(2)), f = m - 1, s = f / (2 + f):
+  // log(1+f) = f - hfsq + s*(hfsq + R(s^2)) (fdlibm's scheme) with R the
+  // atanh series 2/3 z + 2/5 z^2 + ..., z = s^2 <= 0.0295; `extra` is added
+  // to the low-order part (log1p's rounding correction).  Only for x > 0
+  // finite; the caller selects the special cases.
+  llvm::Value* LogCore(llvm::Value* x, llvm::Value* extra) {
+    const double min_normal = is_f64_ ? 2.2250738585072014e-308 : 1.17549435e-38;
+    llvm::Value* tiny = b_->CreateFCmpOLT(x, C(min_normal));
+    llvm::Value* xs = Sel(tiny, Mul(x, C(is_f64_ ? 0x1p54 : 0x1p23)), x);
+    llvm::Value* k_adjust = Sel(tiny, I(is_f64_ ? -54 : -23), I(0));
+    llvm::Value* ix = Bits(xs);
+    const int64_t one = is_f64_ ? 0x3ff0000000000000LL : 0x3f800000;
+    const int64_t sqrt_half = is_f64_ ? 0x3fe6a09e667f3bcdLL : 0x3f3504f3;
+    const int mantissa = is_f64_ ? 52 : 23;
+    const int64_t mantissa_mask = (int64_t{1} << mantissa) - 1;
+    ix = b_->CreateAdd(ix, I(one - sqrt_half));
+    llvm::Value* k = b_->CreateAdd(
+        b_->CreateSub(b_->CreateAShr(ix, I(mantissa)), I(is_f64_ ? 1023 : 127)), k_adjust);
+    llvm::Value* m = FromBits(b_->CreateAdd(b_->CreateAnd(ix, I(mantissa_mask)), I(sqrt_half)));
+    llvm::Value* f = Sub(m, C(1.0));
+    llvm::Value* s = Div(f, Add(C(2.0), f));
+    llvm::Value* z = Mul(s, s);
+    llvm::Value* poly =
+        is_f64_ ? Horner(z, {2.0 / 3, 2.0 / 5, 2.0 / 7, 2.0 / 9, 2.0 / 11, 2.0 / 13, 2.0 / 15,
+                             2.0 / 17, 2.0 / 19, 2.0 / 21})
+                : Horner(z, {2.0 / 3, 2.0 / 5, 2.0 / 7, 2.0 / 9});
+    llvm::Value* R = Mul(z, poly);
+    llvm::Value* hfsq = Mul(C(0.5), Mul(f, f));
+    llvm::Value* dk = ToFloat(k);
+    const double ln2_hi = is_f64_ ? 6.93147180369123816490e-01 : 6.9313812256e-01;
+    const double ln2_lo = is_f64_ ? 1.90821492927058770002e-10 : 9.0580006145e-06;
+    llvm::Value* low = Fma(dk, C(ln2_lo), extra);
+    // k*ln2_hi - ((hfsq - (s*(hfsq+R) + low)) - f)
+    llvm::Value* inner = Sub(Sub(hfsq, Fma(s, Add(hfsq, R), low)), f);
+    return Sub(Mul(dk, C(ln2_hi)), inner);
+  }
+  llvm::Value* LogSpecials(llvm::Value* x, llvm::Value* result) {
+    result = Sel(b_->CreateFCmpOEQ(x, C(INFINITY)), x, result);
+    result = Sel(b_->CreateFCmpOEQ(x, C(0.0)), C(-INFINITY), result);
+    result = Sel(b_->CreateFCmpOLT(x, C(0.0)), C(NAN), result);
+    return Sel(IsNan(x), x, result);
+  }
+  llvm::Value* Log(llvm::Value* x) { return LogSpecials(x, LogCore(x, C(0.0))); }
+  llvm::Value* Log1p(llvm::Value* x) {
+    // u = 1 + x rounded; log1p(x) = log(u) + (x - (u - 1)) / u.
+    llvm::Value* u = Add(C(1.0), x);
+    llvm::Value* c = Sel(b_->CreateFCmpOLT(x, C(1.0)), Sub(x, Sub(u, C(1.0))),
+                         Sub(C(1.0), Sub(u, x)));
+    llvm::Value* result = LogSpecials(u, LogCore(u, Div(c, u)));
+    return Sel(b_->CreateFCmpOEQ(x, C(0.0)), x, result);
+  }
+
+  // --- logistic and tanh ----------------------------------------------------
+  llvm::Value* Logistic(llvm::Value* x) {
+    // e = exp(-|x|) <= 1: 1/(1+e) for x >= 0, e/(1+e) below (no overflow,
+    // denormal results for very negative x).
+    llvm::Value* e = Exp(b_->CreateFNeg(Abs(x)));
+    llvm::Value* d = Add(C(1.0), e);
+    llvm::Value* result = Sel(b_->CreateFCmpOGE(x, C(0.0)), Div(C(1.0), d), Div(e, d));
+    return Sel(IsNan(x), x, result);
+  }
+  llvm::Value* Tanh(llvm::Value* x) {  // f32 only
+    llvm::Value* ax = Abs(x);
+    // |x| < 0.25: x + x^3 * Taylor (terms of 0.025^k: 5 terms reach 2^-28).
+    llvm::Value* z = Mul(x, x);
+    llvm::Value* p = Horner(z, {-1.0 / 3, 2.0 / 15, -17.0 / 315, 62.0 / 2835, -1382.0 / 155925});
+    llvm::Value* small = Fma(Mul(x, z), p, x);
+    // Otherwise em / (em + 2), em = expm1(2|x|); saturates to 1 beyond 10.
+    llvm::Value* em = Expm1(Mul(C(2.0), ClampHigh(ax, 10.0)));
+    llvm::Value* large = CopySign(Div(em, Add(em, C(2.0))), x);
+    llvm::Value* result = Sel(b_->CreateFCmpOLT(ax, C(0.25)), small, large);
+    return Sel(b_->CreateFCmpOEQ(x, C(0.0)), x, result);  // tanh(±0) = ±0
+  }
+
+ private:
+  llvm::IRBuilder<>* b_;
+  llvm::Type* type_;
+  llvm::Type* int_type_;
+  bool is_f64_;
+
+  friend class F32ViaF64;
+};
+
+// f32 functions computed in f64 (for accuracy), then rounded once.
+class F32ViaF64 {
+ public:
+  F32ViaF64(llvm::IRBuilder<>* b, llvm::Type* f32_type)
+      : b_(b), f32_(f32_type), d_(b, f32_type->getWithNewType(b->getDoubleTy())) {}
+
+  llvm::Value* Ext(llvm::Value* x) { return b_->CreateFPExt(x, d_.type()); }
+  llvm::Value* Trunc(llvm::Value* x) { return b_->CreateFPTrunc(x, f32_); }
+
+  // erf: |x| < 1: x * A(2x^2 - 1); 1 <= |x| < 4: 1 - exp(-x^2) * B((|x| - 2.5) / 1.5),
+  // with A and B Chebyshev interpolants (relative error 4e-11) of erf(x)/x
+  // over x^2 in [0, 1] and of erfc(x)*exp(x^2) over [1, 4].  erf rounds to
+  // ±1 in f32 beyond 3.92.
+  llvm::Value* Erf(llvm::Value* x32) {
+    MathBuilder& d = d_;
+    llvm::Value* x = Ext(x32);
+    llvm::Value* ax = d.Abs(x);
+    llvm::Value* z = d.Mul(x, x);  // exact: x has 24 bits
+    llvm::Value* a = d.Mul(
+        x, d.Horner(d.Fma(d.C(2.0), z, d.C(-1.0)),
+                    {0.9654687386375695, -0.14053608902112227, 0.019852497722454846,
+                     -0.00228548561220375, 0.00021751199062214352, -1.7536914197813225e-05,
+                     1.2316395976430525e-06, -7.552377567776604e-08}));
+    llvm::Value* axc = d.ClampHigh(ax, 4.0);
+    llvm::Value* t = d.Mul(d.Sub(axc, d.C(2.5)), d.C(1.0 / 1.5));
+    llvm::Value* q = d.Horner(
+        t, {0.21080636405481007, -0.11152102018260288, 0.05611049425500929,
+            -0.027005296931940776, 0.012489356941415165, -0.00557070058710321,
+            0.0024037820685872363, -0.0010058758292723013, 0.00040856419124796683,
+            -0.00016183967986166915, 6.366495782427793e-05, -2.3968645527955134e-05,
+            7.478948789421567e-06, -2.738990028806273e-06, 1.8114656613273568e-06,
+            -6.184167029120713e-07});
+    llvm::Value* bq = d.Sub(d.C(1.0), d.Mul(d.Exp(b_->CreateFNeg(d.Mul(axc, axc))), q));
+    llvm::Value* result = d.Sel(b_->CreateFCmpOLT(ax, d.C(1.0)), a, d.CopySign(bq, x));
+    return Trunc(d.Sel(d.IsNan(x), x, result));  // NaN: the polynomial keeps it anyway
+  }
+
+  // sin and cos: x*2/pi mod 4 computed exactly enough for every f32 x:
+  // 2/pi is split into 26-bit pieces P_i, so each x*P_i is exact in f64 and
+  // is reduced mod 4 exactly; the running sum stays exact down to 2^-51.
+  // Then n = rint(sum), r = (sum - n)*pi/2, |r| <= pi/4, and Taylor series
+  // of sin/cos in f64 (truncation < 1e-11).
+  llvm::Value* SinCos(llvm::Value* x32, bool is_cos) {
+    MathBuilder& d = d_;
+    llvm::Value* x = Ext(x32);
+    llvm::Value* finite = b_->CreateFCmpOLT(d.Abs(x), d.C(INFINITY));
+    llvm::Value* xf = d.Sel(finite, x, d.C(0.0));
+    static const double kTwoOverPi[] = {
+        std::ldexp(42722829.0, -26),  std::ldexp(48555073.0, -52),
+        std::ldexp(21659401.0, -78),  std::ldexp(56087029.0, -104),
+        std::ldexp(13858563.0, -130), std::ldexp(28715353.0, -156),
+        std::ldexp(38736100.0, -182), std::ldexp(4324945.0, -208),
+        std::ldexp(26128250.0, -234),
+    };
+    auto mod4 = [&](llvm::Value* v) {
+      return d.Fma(d.Rint(d.Mul(v, d.C(0.25))), d.C(-4.0), v);
+    };
+    llvm::Value* sum = d.C(0.0);
+    for (double piece : kTwoOverPi) sum = mod4(d.Add(sum, mod4(d.Mul(xf, d.C(piece)))));
+    llvm::Value* n = d.Rint(sum);
+    llvm::Value* r = d.Mul(d.Sub(sum, n), d.C(1.5707963267948966));
+    llvm::Value* q = b_->CreateAnd(d.ToInt(n), d.I(3));
+    if (is_cos) q = b_->CreateAdd(q, d.I(1));  // cos(x) = sin(x + pi/2)
+    llvm::Value* z = d.Mul(r, r);
+    llvm::Value* sin_r = d.Fma(
+        d.Mul(r, z),
+        d.Horner(z, {-1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880, -1.0 / 39916800}), r);
+    llvm::Value* cos_r = d.Fma(
+        z,
+        d.Horner(z, {-1.0 / 2, 1.0 / 24, -1.0 / 720, 1.0 / 40320, -1.0 / 3628800,
+                     1.0 / 479001600}),
+        d.C(1.0));
+    llvm::Value* odd = b_->CreateICmpNE(b_->CreateAnd(q, d.I(1)), d.I(0));
+    llvm::Value* negative = b_->CreateICmpNE(b_->CreateAnd(q, d.I(2)), d.I(0));
+    llvm::Value* v = d.Sel(odd, cos_r, sin_r);
+    v = d.Sel(negative, b_->CreateFNeg(v), v);
+    v = d.Sel(finite, v, d.C(NAN));
+    v = d.Sel(d.IsNan(x), x, v);
+    if (!is_cos) v = d.Sel(b_->CreateFCmpOEQ(x, d.C(0.0)), x, v);  // sin(±0) = ±0
+    return Trunc(v);
+  }
+
+  // pow = exp(y * log|x|) in f64 (error of y*log|x| ~ 2^-45 relative to the
+  // result), with the sign and the exact cases of C99 F.9.4.4.
+  llvm::Value* Pow(llvm::Value* x32, llvm::Value* y32) {
+    MathBuilder& d = d_;
+    llvm::Value* x = Ext(x32);
+    llvm::Value* y = Ext(y32);
+    llvm::Value* ax = d.Abs(x);
+    llvm::Value* magnitude = d.Exp(d.Mul(y, d.Log(ax)));
+    llvm::Value* y_int = b_->CreateFCmpOEQ(d.Rint(y), y);  // true for ±inf
+    // Odd integers: |y| < 2^24 (every larger f32 is even).
+    llvm::Value* y_small = b_->CreateFCmpOLT(d.Abs(y), d.C(0x1p24));
+    llvm::Value* yi = d.ToInt(d.Sel(y_small, y, d.C(0.0)));
+    llvm::Value* y_odd =
+        b_->CreateAnd(b_->CreateAnd(y_int, y_small),
+                      b_->CreateICmpNE(b_->CreateAnd(yi, d.I(1)), d.I(0)));
+    llvm::Value* x_negative = b_->CreateICmpSLT(d.Bits(x), d.I(0));  // -0 included
+    llvm::Value* result =
+        d.Sel(b_->CreateAnd(x_negative, y_odd), b_->CreateFNeg(magnitude), magnitude);
+    // Negative finite x to a finite non-integer power: NaN.
+    llvm::Value* y_finite_nonint =
+        b_->CreateAnd(b_->CreateNot(y_int), b_->CreateFCmpOLT(d.Abs(y), d.C(INFINITY)));
+    llvm::Value* x_negative_finite = b_->CreateAnd(b_->CreateFCmpOLT(x, d.C(0.0)),
+                                                   b_->CreateFCmpOGT(x, d.C(-INFINITY)));
+    result = d.Sel(b_->CreateAnd(x_negative_finite, y_finite_nonint), d.C(NAN),
+                   result);
+    // (-1)^±inf = 1, 1^y = 1 (y NaN too), x^±0 = 1 (x NaN too).
+    llvm::Value* one_cases = b_->CreateOr(
+        b_->CreateAnd(b_->CreateFCmpOEQ(x, d.C(-1.0)), d.IsInf(y)),
+        b_->CreateOr(b_->CreateFCmpOEQ(x, d.C(1.0)), b_->CreateFCmpOEQ(y, d.C(0.0))));
+    result = d.Sel(one_cases, d.C(1.0), result);
+    return Trunc(result);
+  }
+
+  // cbrt: an estimate from the exponent bits (|x| as f64 is normal), then
+  // four Newton steps y -= (y - x/y^2)/3 (error 10% -> < 2^-60).
+  llvm::Value* Cbrt(llvm::Value* x32) {
+    MathBuilder& d = d_;
+    llvm::Value* x = Ext(x32);
+    llvm::Value* ax = d.Abs(x);
+    llvm::Value* axs = d.Sel(b_->CreateFCmpOGT(ax, d.C(0.0)), ax, d.C(1.0));
+    llvm::Value* axs_finite = d.Sel(b_->CreateFCmpOLT(axs, d.C(INFINITY)), axs, d.C(1.0));
+    llvm::Value* third_bits =
+        d.ToInt(d.Mul(d.ToFloat(d.Bits(axs_finite)), d.C(1.0 / 3.0)));
+    llvm::Value* y = d.FromBits(b_->CreateAdd(third_bits, d.I(int64_t{682} << 52)));
+    for (int i = 0; i < 4; ++i) {
+      y = d.Sub(y, d.Mul(d.Sub(y, d.Div(axs_finite, d.Mul(y, y))), d.C(1.0 / 3.0)));
+    }
+    llvm::Value* result = d.CopySign(y, x);
+    // ±0, ±inf and NaN are their own cube roots.
+    llvm::Value* itself = b_->CreateOr(b_->CreateFCmpUEQ(x, d.C(0.0)), d.IsInf(x));
+    return Trunc(d.Sel(itself, x, result));
+  }
+
+ private:
+  llvm::IRBuilder<>* b_;
+  llvm::Type* f32_;
+  MathBuilder d_;
+};
+
+}  // namespace
+
+bool HasPolynomialMath(MathFunction function, bool is_f64) {
+  switch (function) {
+    case MathFunction::kExp:
+    case MathFunction::kExpm1:
+    case MathFunction::kLog:
+    case MathFunction::kLog1p:
+    case MathFunction::kLogistic:
+    case MathFunction::kSqrt:
+    case MathFunction::kRsqrt:
+      return true;
+    case MathFunction::kTanh:
+    case MathFunction::kErf:
+    case MathFunction::kSin:
+    case MathFunction::kCos:
+    case MathFunction::kPow:
+    case MathFunction::kCbrt:
+      return !is_f64;
+    default:
+      return false;
+  }
+}
+
+llvm::Value* EmitPolynomialMath(llvm::IRBuilder<>* b, MathFunction function,
+                                absl::Span<llvm::Value* const> args) {
+  if (args.empty()) return nullptr;
+  llvm::Type* type = args[0]->getType();
+  llvm::Type* scalar = type->getScalarType();
+  if (!scalar->isFloatTy() && !scalar->isDoubleTy()) return nullptr;
+  const bool is_f64 = scalar->isDoubleTy();
+  if (!HasPolynomialMath(function, is_f64)) return nullptr;
+  MathBuilder m(b, type);
+  llvm::Value* x = args[0];
+  switch (function) {
+    case MathFunction::kExp:
+      return m.Exp(x);
+    case MathFunction::kExpm1:
+      return m.Expm1(x);
+    case MathFunction::kLog:
+      return m.Log(x);
+    case MathFunction::kLog1p:
+      return m.Log1p(x);
+    case MathFunction::kLogistic:
+      return m.Logistic(x);
+    case MathFunction::kSqrt:
+      return m.Unary(llvm::Intrinsic::sqrt, x);
+    case MathFunction::kRsqrt:
+      return m.Div(m.C(1.0), m.Unary(llvm::Intrinsic::sqrt, x));
+    case MathFunction::kTanh:
+      return m.Tanh(x);
+    default:
+      break;
+  }
+  F32ViaF64 f(b, type);
+  switch (function) {
+    case MathFunction::kErf:
+      return f.Erf(x);
+    case MathFunction::kSin:
+      return f.SinCos(x, /*is_cos=*/false);
+    case MathFunction::kCos:
+      return f.SinCos(x, /*is_cos=*/true);
+    case MathFunction::kPow:
+      return args.size() == 2 ? f.Pow(x, args[1]) : nullptr;
+    case MathFunction::kCbrt:
+      return f.Cbrt(x);
+    default:
+      return nullptr;
+  }
+}
+
+PolynomialMathEmitter::PolynomialMathEmitter(llvm::Module* module, llvm::IRBuilder<>* b)
+    : ElementalIrEmitter(module, b), enabled_(~uint64_t{0}) {}
+
+PolynomialMathEmitter::PolynomialMathEmitter(llvm::Module* module, llvm::IRBuilder<>* b,
+                                             std::initializer_list<MathFunction> functions)
+    : ElementalIrEmitter(module, b) {
+  for (MathFunction f : functions) enabled_ |= uint64_t{1} << static_cast<int>(f);
+}
+
+absl::StatusOr<llvm::Value*> PolynomialMathEmitter::EmitMathFunction(
+    MathFunction function, absl::Span<llvm::Value* const> args) {
+  if (UsesPolynomial(function)) {
+    if (llvm::Value* v = EmitPolynomialMath(builder(), function, args)) return v;
+  }
+  return ElementalIrEmitter::EmitMathFunction(function, args);
+}
+
+}  // namespace llvm_ir
+}  // namespace tessera

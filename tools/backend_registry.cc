@@ -16,13 +16,9 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForBackend(
     return InterpreterBackend().Compile(std::shared_ptr<const HloModule>(std::move(module)));
   }
   if (backend == "cpu") {
-    TS_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuExecutable> compiled,
-                        cpu::CompileForCpu(std::move(module)));
-    std::shared_ptr<const cpu::CpuExecutable> shared = std::move(compiled);
-    const cpu::CpuExecutable* raw = shared.get();
-    return CompileLiteralProgram(
-        raw->module(),
-        [raw](std::vector<Literal> arguments) { return raw->Run(arguments); }, shared);
+    // The runtime::Executable path: steady-state runs (tessera bench) copy
+    // no literals and allocate nothing.
+    return cpu::CompileForCpuExecutable(std::move(module));
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown backend '", backend, "' (available: ",
                                                  absl::StrJoin(BackendNames(), ", "), ")"));

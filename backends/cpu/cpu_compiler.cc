@@ -12,14 +12,17 @@
 #include "hlo/ir/status_macros.h"
 #include "passes/fusion/fusion_pipeline.h"
 #include "passes/memory/buffer_assignment.h"
+#include "backends/interpreter/interpreter_backend.h"
+#include "runtime/buffer_allocations.h"
 
 namespace tessera {
 namespace cpu {
 
 class CpuExecutableBuilder {
  public:
-  CpuExecutableBuilder(const CpuCompileOptions& options, CpuExecutable* executable)
-      : options_(options), executable_(*executable) {}
+  CpuExecutableBuilder(const CpuCompileOptions& options, CpuExecutable* executable,
+                       bool runtime_only = false)
+      : options_(options), executable_(*executable), runtime_only_(runtime_only) {}
 
   absl::Status Build();
   absl::Status BuildSequence(const HloComputation* computation, CpuThunkSequence* thunks);
@@ -31,7 +34,8 @@ class CpuExecutableBuilder {
                   absl::string_view name, CpuThunkSequence* thunks);
 
   static absl::StatusOr<std::unique_ptr<CpuExecutable>> Create(std::unique_ptr<HloModule> module,
-                                                               const CpuCompileOptions& options) {
+                                                               const CpuCompileOptions& options,
+                                                               bool runtime_only = false) {
     auto executable = std::unique_ptr<CpuExecutable>(new CpuExecutable());
     executable->module_ = std::move(module);
     BufferAssignmentOptions assignment_options;
@@ -42,13 +46,17 @@ class CpuExecutableBuilder {
     TS_ASSIGN_OR_RETURN(std::unique_ptr<llvm_ir::ElementwiseKernelCompiler> compiler,
                         llvm_ir::ElementwiseKernelCompiler::Create(options.jit));
     executable->kernel_compiler_ = std::move(compiler);
-    CpuExecutableBuilder builder(options, executable.get());
+    CpuExecutableBuilder builder(options, executable.get(), runtime_only);
     TS_RETURN_IF_ERROR(builder.Build());
     return executable;
   }
   static void SetCompileTime(CpuExecutable* executable, double ms) {
     executable->stats_.compile_ms = ms;
   }
+  // The runtime::Executable over `executable`'s thunks (which it keeps
+  // alive).
+  static absl::StatusOr<std::unique_ptr<runtime::Executable>> ToRuntime(
+      std::shared_ptr<const CpuExecutable> executable);
 
  private:
   absl::StatusOr<std::vector<ArenaLeaf>> Leaves(const HloInstruction* instruction) const;
@@ -63,6 +71,9 @@ class CpuExecutableBuilder {
 
   const CpuCompileOptions& options_;
   CpuExecutable& executable_;
+  // The arena holds only the constant allocations (the runtime::Executable
+  // binds everything else per run).
+  bool runtime_only_ = false;
 };
 
 namespace {
@@ -340,7 +351,15 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::Fallback(
 absl::Status CpuExecutableBuilder::Build() {
   const HloModule& module = *executable_.module_;
   const HloComputation* entry = module.entry_computation();
-  executable_.arena_ = std::make_unique<Arena>(executable_.assignment_->allocations());
+  if (runtime_only_) {
+    std::vector<BufferAllocation> constants_only = executable_.assignment_->allocations();
+    for (BufferAllocation& allocation : constants_only) {
+      if (allocation.kind != BufferAllocation::Kind::kConstants) allocation.size = 0;
+    }
+    executable_.arena_ = std::make_unique<Arena>(constants_only);
+  } else {
+    executable_.arena_ = std::make_unique<Arena>(executable_.assignment_->allocations());
+  }
   executable_.stats_.arena_bytes = executable_.arena_->size();
 
   for (const HloInstruction* parameter : entry->parameter_instructions()) {
@@ -537,6 +556,164 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(std::unique_ptr<Hlo
       executable.get(),
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   return executable;
+}
+
+
+namespace {
+
+// A host call writing the constants that buffer assignment placed outside
+// the constant allocation (rewritten every run, as CpuExecutable::Run does).
+class PerRunConstantsThunk : public CpuThunk {
+ public:
+  explicit PerRunConstantsThunk(std::vector<std::pair<ArenaLeaf, const Literal*>> constants)
+      : CpuThunk("constants"), constants_(std::move(constants)) {}
+  absl::Status Execute(const Arena& arena) const override {
+    for (const auto& [leaf, value] : constants_) arena.Write(leaf, *value);
+    return absl::OkStatus();
+  }
+  bool native() const override { return true; }
+  std::string ToString() const override { return "constants"; }
+  std::vector<BufferSlice> Slices() const override {
+    std::vector<BufferSlice> slices;
+    for (const auto& [leaf, value] : constants_) slices.push_back(leaf.slice);
+    return slices;
+  }
+
+ private:
+  std::vector<std::pair<ArenaLeaf, const Literal*>> constants_;
+};
+
+// Keeps the CpuExecutable and the per-run constants thunk alive.
+struct RuntimeResources {
+  std::shared_ptr<const CpuExecutable> executable;
+  std::unique_ptr<PerRunConstantsThunk> constants;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<runtime::Executable>> CpuExecutableBuilder::ToRuntime(
+    std::shared_ptr<const CpuExecutable> executable) {
+  const HloModule& module = *executable->module_;
+  const HloComputation* entry = module.entry_computation();
+  const BufferAssignment& assignment = *executable->assignment_;
+  const std::vector<BufferAllocation>& allocations = assignment.allocations();
+
+  // Argument leaves, flattened over the parameters in order.
+  std::vector<int64_t> first_argument;  // by parameter
+  std::vector<int64_t> argument_bytes;
+  absl::flat_hash_map<std::pair<int64_t, ShapeIndex>, int64_t> argument_of;
+  for (int64_t p = 0; p < entry->num_parameters(); ++p) {
+    ForEachSubshape(entry->parameter_instruction(p)->shape(),
+                    [&](const Shape& subshape, const ShapeIndex& index) {
+                      if (!subshape.IsArray()) return;
+                      argument_of[{p, index}] = static_cast<int64_t>(argument_bytes.size());
+                      argument_bytes.push_back(subshape.ByteSize());
+                    });
+  }
+  // Result leaves.
+  const HloInstruction* root = entry->root_instruction();
+  std::vector<BufferSlice> results;
+  absl::flat_hash_map<ShapeIndex, int64_t> result_of;
+  {
+    absl::Status status = absl::OkStatus();
+    ForEachSubshape(root->shape(), [&](const Shape& subshape, const ShapeIndex& index) {
+      if (!status.ok() || !subshape.IsArray()) return;
+      absl::StatusOr<BufferSlice> slice = assignment.GetSlice(root, index);
+      if (!slice.ok()) {
+        status = slice.status();
+        return;
+      }
+      result_of[index] = static_cast<int64_t>(results.size());
+      results.push_back(*slice);
+    });
+    TS_RETURN_IF_ERROR(status);
+  }
+
+  std::vector<runtime::Allocation> plan;
+  std::vector<bool> has_argument(argument_bytes.size(), false);
+  for (size_t i = 0; i < allocations.size(); ++i) {
+    const BufferAllocation& allocation = allocations[i];
+    switch (allocation.kind) {
+      case BufferAllocation::Kind::kParameter: {
+        auto it = argument_of.find({allocation.parameter_number, allocation.parameter_index});
+        if (it == argument_of.end() || has_argument[it->second] ||
+            allocation.size > argument_bytes[it->second]) {
+          return absl::InternalError(absl::StrCat("allocation ", i, " (", allocation.ToString(),
+                                                  ") is no argument leaf"));
+        }
+        has_argument[it->second] = true;
+        plan.push_back(runtime::Allocation::Parameter(it->second, argument_bytes[it->second],
+                                                      allocation.donated));
+        break;
+      }
+      case BufferAllocation::Kind::kOutput: {
+        const BufferSlice whole{static_cast<int64_t>(i), 0, allocation.size};
+        if (allocation.output_indices.size() == 1 && result_of.contains(allocation.output_indices[0]) &&
+            results[result_of.at(allocation.output_indices[0])] == whole) {
+          plan.push_back(runtime::Allocation::Output(result_of.at(allocation.output_indices[0]),
+                                                     allocation.size));
+        } else {
+          plan.push_back(runtime::Allocation::Temp(allocation.size));
+        }
+        break;
+      }
+      case BufferAllocation::Kind::kConstants: {
+        const char* data = executable->arena_->Address(BufferSlice{static_cast<int64_t>(i), 0, 0});
+        plan.push_back(runtime::Allocation::Constant(
+            std::vector<uint8_t>(data, data + allocation.size)));
+        break;
+      }
+      case BufferAllocation::Kind::kTemp:
+        plan.push_back(runtime::Allocation::Temp(allocation.size));
+        break;
+    }
+  }
+  // Unused argument leaves without an allocation still take a buffer.
+  for (size_t a = 0; a < has_argument.size(); ++a) {
+    if (!has_argument[a]) {
+      plan.push_back(runtime::Allocation::Parameter(static_cast<int64_t>(a), argument_bytes[a]));
+    }
+  }
+  TS_ASSIGN_OR_RETURN(runtime::BufferPlan buffer_plan, runtime::BufferPlan::Create(std::move(plan)));
+
+  auto resources = std::make_shared<RuntimeResources>();
+  resources->executable = executable;
+  runtime::ThunkSequence thunks;
+  if (!executable->per_run_constants_.empty()) {
+    resources->constants = std::make_unique<PerRunConstantsThunk>(executable->per_run_constants_);
+    thunks.Add(resources->constants->Lower());
+  }
+  for (const std::unique_ptr<CpuThunk>& thunk : executable->thunks_) thunks.Add(thunk->Lower());
+  std::vector<runtime::BufferSlice> result_slices;
+  for (const BufferSlice& slice : results) result_slices.push_back(cpu::ToRuntime(slice));
+  return runtime::Executable::Create(module.name(), std::move(buffer_plan), std::move(thunks),
+                                     std::move(result_slices), {resources});
+}
+
+absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForCpuExecutable(
+    std::unique_ptr<HloModule> module, const CpuCompileOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (module == nullptr || module->entry_computation() == nullptr) {
+    return absl::InvalidArgumentError("CompileForCpuExecutable: no module or no entry computation");
+  }
+  TS_RETURN_IF_ERROR(VerifyHloModule(*module));
+  if (options.run_fusion_pipeline) {
+    FusionPipelineOptions fusion;
+    fusion.cost = options.fusion_cost;
+    std::unique_ptr<PassPipeline> pipeline = MakeFusionPipeline(fusion, {});
+    TS_RETURN_IF_ERROR(pipeline->Run(module.get()).status());
+  }
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable,
+                      CpuExecutableBuilder::Create(std::move(module), options,
+                                                   /*runtime_only=*/true));
+  CpuExecutableBuilder::SetCompileTime(
+      executable.get(),
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  std::shared_ptr<const CpuExecutable> shared = std::move(executable);
+  TS_ASSIGN_OR_RETURN(ProgramShape program_shape, EntryProgramShape(shared->module()));
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Executable> runtime_executable,
+                      CpuExecutableBuilder::ToRuntime(shared));
+  return HloExecutable::Create(std::move(program_shape), std::move(runtime_executable));
 }
 
 }  // namespace cpu

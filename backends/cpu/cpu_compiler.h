@@ -18,6 +18,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "backends/common/hlo_executable.h"
 #include "backends/cpu/cpu_executable.h"
 #include "backends/llvm_ir/llvm_jit.h"
 #include "hlo/ir/hlo_module.h"
@@ -41,6 +42,15 @@ struct CpuCompileOptions {
 // rejects are not errors: those instructions fall back to the evaluator.
 absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(std::unique_ptr<HloModule> module,
                                                              const CpuCompileOptions& options = {});
+
+// The same compilation as a runtime::Executable behind the common
+// HloExecutable (what `tessera run/bench --backend=cpu` use): the buffer
+// assignment becomes the runtime's BufferPlan (parameters, outputs,
+// constants with their bytes, temps), kernels runtime KernelThunks, while
+// and conditional runtime thunks, evaluator fallbacks host calls.  Steady
+// state (ExecuteInto) copies no literals and allocates nothing per run.
+absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForCpuExecutable(
+    std::unique_ptr<HloModule> module, const CpuCompileOptions& options = {});
 
 }  // namespace cpu
 }  // namespace tessera

@@ -71,6 +71,12 @@ bool SameResults(const Literal& a, const Literal& b, std::string* why) {
   return true;
 }
 
+std::vector<Literal> Clone(const std::vector<Literal>& literals) {
+  std::vector<Literal> copies;
+  for (const Literal& literal : literals) copies.push_back(literal);
+  return copies;
+}
+
 std::vector<Literal> RandomArguments(const HloModule& module, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<Literal> arguments;
@@ -80,6 +86,48 @@ std::vector<Literal> RandomArguments(const HloModule& module, uint64_t seed) {
     arguments.push_back(argument.ok() ? *std::move(argument) : Literal());
   }
   return arguments;
+}
+
+// The runtime::Executable path (CompileForCpuExecutable): RunLiterals, and
+// steady state (buffers converted once, ExecuteInto into the same result
+// buffers several times, with new inputs in between), against the
+// evaluator.
+void CheckRuntimeModule(absl::string_view text, const std::vector<Literal>& arguments,
+                        const CpuCompileOptions& options) {
+  absl::StatusOr<std::unique_ptr<HloModule>> reference = ParseHloModule(text);
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
+      CompileForCpuExecutable(*std::move(module), options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const runtime::Executable& runtime_executable = (*executable)->executable();
+  std::vector<runtime::OwnedBuffer> outputs = runtime_executable.AllocateResults();
+  std::vector<runtime::ResultBuffer> out(outputs.begin(), outputs.end());
+  for (uint64_t trial = 0; trial < 3; ++trial) {
+    std::vector<Literal> inputs =
+        !arguments.empty() && trial == 0 ? Clone(arguments) : RandomArguments(**reference, trial + 7);
+    absl::StatusOr<Literal> expected = EvaluateModule(**reference, inputs);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    std::string why;
+    if (trial == 0) {
+      absl::StatusOr<Literal> actual = (*executable)->RunLiterals(inputs);
+      ASSERT_TRUE(actual.ok()) << actual.status();
+      EXPECT_TRUE(SameResults(*expected, *actual, &why)) << why << "\n" << (*executable)->ToString();
+    }
+    absl::StatusOr<std::vector<runtime::OwnedBuffer>> in_buffers =
+        (*executable)->ArgumentsToBuffers(inputs);
+    ASSERT_TRUE(in_buffers.ok()) << in_buffers.status();
+    std::vector<runtime::ArgumentBuffer> in(in_buffers->begin(), in_buffers->end());
+    for (int run = 0; run < 2; ++run) {
+      absl::Status status = runtime_executable.ExecuteInto(in, out);
+      ASSERT_TRUE(status.ok()) << status;
+    }
+    absl::StatusOr<Literal> actual = (*executable)->ResultFromBuffers(outputs);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    EXPECT_TRUE(SameResults(*expected, *actual, &why))
+        << "steady state: " << why << "\n" << (*executable)->ToString();
+  }
 }
 
 struct Counts {
@@ -115,6 +163,7 @@ void CheckModule(absl::string_view text, std::vector<Literal> arguments = {},
         << why << "\n" << PrintHloModule((*executable)->module()) << "\n"
         << (*executable)->ToString();
   }
+  CheckRuntimeModule(text, arguments, options);
 }
 
 TEST(CpuCompilerTest, ElementwiseChainRunsNatively) {

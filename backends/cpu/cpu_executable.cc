@@ -9,6 +9,10 @@
 #include "absl/strings/str_join.h"
 #include "hlo/evaluator/hlo_evaluator.h"
 #include "hlo/ir/status_macros.h"
+#include "runtime/conditional_thunk.h"
+#include "runtime/copy_thunk.h"
+#include "runtime/kernel_thunk.h"
+#include "runtime/while_thunk.h"
 
 namespace tessera {
 namespace cpu {
@@ -98,6 +102,83 @@ Literal Arena::Read(const ArenaLeaf& leaf) const {
     std::memcpy(dst, src, std::min<int64_t>(leaf.shape.ByteSize(), literal.size_bytes()));
   }
   return literal;
+}
+
+runtime::BufferSlice ToRuntime(const BufferSlice& slice) {
+  return runtime::BufferSlice{slice.allocation, slice.offset, slice.size};
+}
+
+// ---------------------------------------------------------------------------
+// Lowering to runtime thunks
+
+std::unique_ptr<runtime::Thunk> CpuThunk::Lower() const {
+  std::vector<runtime::BufferSlice> slices;
+  for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
+  const CpuThunk* self = this;
+  return std::make_unique<runtime::HostCallThunk>(
+      name(), std::move(slices),
+      [self](absl::Span<void* const>, const runtime::ExecuteParams& params) {
+        RuntimeArena arena(*params.buffers);
+        return self->Execute(arena);
+      });
+}
+
+namespace {
+
+runtime::ThunkSequence LowerSequence(const CpuThunkSequence& thunks) {
+  runtime::ThunkSequence sequence;
+  for (const std::unique_ptr<CpuThunk>& thunk : thunks) sequence.Add(thunk->Lower());
+  return sequence;
+}
+
+}  // namespace
+
+std::unique_ptr<runtime::Thunk> KernelThunk::Lower() const {
+  std::vector<runtime::BufferSlice> slices;
+  for (const BufferSlice& slice : operands_) slices.push_back(ToRuntime(slice));
+  slices.push_back(ToRuntime(result_));
+  const llvm_ir::ElementwiseKernel* kernel = kernel_.get();
+  return std::make_unique<runtime::KernelThunk>(
+      name(), std::move(slices),
+      runtime::KernelThunk::Callable(
+          [kernel](void** buffers, int64_t, int64_t) { kernel->Run(buffers); }));
+}
+
+std::unique_ptr<runtime::Thunk> SequenceThunk::Lower() const {
+  return std::make_unique<runtime::SequentialThunk>(name(), LowerSequence(thunks_));
+}
+
+std::unique_ptr<runtime::Thunk> CopyThunk::Lower() const {
+  return std::make_unique<runtime::CopyThunk>(name(), ToRuntime(source_),
+                                              ToRuntime(destination_));
+}
+
+std::unique_ptr<runtime::Thunk> WhileThunk::Lower() const {
+  auto loop = std::make_unique<runtime::WhileThunk>(name(), LowerSequence(condition_),
+                                                    ToRuntime(predicate_), LowerSequence(body_));
+  if (init_.empty()) return loop;
+  runtime::ThunkSequence sequence = LowerSequence(init_);
+  sequence.Add(std::move(loop));
+  return std::make_unique<runtime::SequentialThunk>(name(), std::move(sequence));
+}
+
+std::unique_ptr<runtime::Thunk> ConditionalThunk::Lower() const {
+  std::vector<runtime::ThunkSequence> branches;
+  for (const CpuThunkSequence& branch : branches_) branches.push_back(LowerSequence(branch));
+  return std::make_unique<runtime::ConditionalThunk>(
+      name(), ToRuntime(selector_),
+      pred_selector_ ? runtime::ConditionalThunk::SelectorType::kPred
+                     : runtime::ConditionalThunk::SelectorType::kS32,
+      std::move(branches));
+}
+
+std::vector<BufferSlice> EvaluatorFallbackThunk::Slices() const {
+  std::vector<BufferSlice> slices;
+  for (const std::vector<ArenaLeaf>& operand : operands_) {
+    for (const ArenaLeaf& leaf : operand) slices.push_back(leaf.slice);
+  }
+  for (const ArenaLeaf& leaf : results_) slices.push_back(leaf.slice);
+  return slices;
 }
 
 // ---------------------------------------------------------------------------

@@ -36,6 +36,8 @@
 #include "hlo/ir/hlo_module.h"
 #include "hlo/ir/literal.h"
 #include "passes/memory/buffer_assignment.h"
+#include "runtime/buffer_allocations.h"
+#include "runtime/thunk.h"
 
 namespace tessera {
 namespace cpu {
@@ -47,16 +49,20 @@ struct ArenaLeaf {
   BufferSlice slice;
 };
 
-// The arena: one aligned host buffer holding every allocation.
+// The arena: one aligned host buffer holding every allocation.  Thunks
+// only ask it for addresses (Address is virtual): RuntimeArena answers from
+// the runtime's BufferAllocations of one run instead.
 class Arena {
  public:
   static constexpr int64_t kAlignment = 64;
   explicit Arena(const std::vector<BufferAllocation>& allocations);
-  ~Arena();
+  virtual ~Arena();
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
 
-  char* Address(const BufferSlice& slice) const { return data_ + base_[slice.allocation] + slice.offset; }
+  virtual char* Address(const BufferSlice& slice) const {
+    return data_ + base_[slice.allocation] + slice.offset;
+  }
   int64_t size() const { return size_; }
 
   // Array literals (row-major) in and out of a leaf's slice, in the leaf's
@@ -64,11 +70,29 @@ class Arena {
   void Write(const ArenaLeaf& leaf, const Literal& value) const;
   Literal Read(const ArenaLeaf& leaf) const;
 
+ protected:
+  Arena() = default;  // no memory of its own
+
  private:
   char* data_ = nullptr;
   int64_t size_ = 0;
   std::vector<int64_t> base_;
 };
+
+// The slices of one runtime::Executable run (allocation indices are the
+// buffer assignment's: the runtime plan keeps them one to one).
+class RuntimeArena : public Arena {
+ public:
+  explicit RuntimeArena(const runtime::BufferAllocations& buffers) : buffers_(buffers) {}
+  char* Address(const BufferSlice& slice) const override {
+    return static_cast<char*>(buffers_.base(slice.allocation)) + slice.offset;
+  }
+
+ private:
+  const runtime::BufferAllocations& buffers_;
+};
+
+runtime::BufferSlice ToRuntime(const BufferSlice& slice);
 
 class CpuThunk {
  public:
@@ -79,6 +103,13 @@ class CpuThunk {
   // "kernel fusion.3 (a0[0, 64), a3[0, 64)) -> a3[0, 64)"
   virtual std::string ToString() const = 0;
   const std::string& name() const { return name_; }
+
+  // This thunk as a runtime thunk (the runtime::Executable path).  It may
+  // refer to this thunk, which must outlive it.  Default: a host call that
+  // runs Execute over the run's buffers (RuntimeArena).
+  virtual std::unique_ptr<runtime::Thunk> Lower() const;
+  // The slices a lowered host call names (for printing).
+  virtual std::vector<BufferSlice> Slices() const { return {}; }
 
  private:
   std::string name_;
@@ -92,6 +123,7 @@ class KernelThunk : public CpuThunk {
   absl::Status Execute(const Arena& arena) const override;
   bool native() const override { return true; }
   std::string ToString() const override;
+  std::unique_ptr<runtime::Thunk> Lower() const override;
 
  private:
   std::unique_ptr<llvm_ir::ElementwiseKernel> kernel_;
@@ -107,6 +139,7 @@ class SequenceThunk : public CpuThunk {
   absl::Status Execute(const Arena& arena) const override;
   bool native() const override;
   std::string ToString() const override;
+  std::unique_ptr<runtime::Thunk> Lower() const override;
 
  private:
   std::vector<std::unique_ptr<CpuThunk>> thunks_;
@@ -123,6 +156,7 @@ class CopyThunk : public CpuThunk {
   absl::Status Execute(const Arena& arena) const override;
   bool native() const override { return true; }
   std::string ToString() const override;
+  std::unique_ptr<runtime::Thunk> Lower() const override;
 
  private:
   BufferSlice source_;
@@ -145,6 +179,7 @@ class WhileThunk : public CpuThunk {
   absl::Status Execute(const Arena& arena) const override;
   bool native() const override { return true; }
   std::string ToString() const override;
+  std::unique_ptr<runtime::Thunk> Lower() const override;
 
  private:
   CpuThunkSequence init_;
@@ -168,6 +203,7 @@ class ConditionalThunk : public CpuThunk {
   absl::Status Execute(const Arena& arena) const override;
   bool native() const override { return true; }
   std::string ToString() const override;
+  std::unique_ptr<runtime::Thunk> Lower() const override;
 
  private:
   BufferSlice selector_;
@@ -188,6 +224,7 @@ class EvaluatorFallbackThunk : public CpuThunk {
   absl::Status Execute(const Arena& arena) const override;
   bool native() const override { return false; }
   std::string ToString() const override;
+  std::vector<BufferSlice> Slices() const override;
   const std::string& reason() const { return reason_; }
 
  private:

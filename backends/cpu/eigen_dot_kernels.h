@@ -1,0 +1,33 @@
+// Internal to eigen_dot: Eigen GEMMs on one output block, compiled for
+// AVX-512 (eigen_dot_kernels.cc is the only file built with those flags and
+// the only one that instantiates Eigen's products, so no other translation
+// unit's copy of Eigen's templates can be mixed with these).  Callers check
+// KernelsSupported() first.
+#ifndef TESSERA_BACKENDS_CPU_EIGEN_DOT_KERNELS_H_
+#define TESSERA_BACKENDS_CPU_EIGEN_DOT_KERNELS_H_
+
+#include <cstdint>
+
+namespace tessera {
+namespace cpu {
+namespace eigen_dot_internal {
+
+// True when this CPU can run the kernels below (AVX-512 F/BW/DQ/VL and FMA).
+// Defined in eigen_dot.cc, which is compiled for the baseline CPU.
+bool KernelsSupported();
+
+// c[r0:r1, c0:c1] = op(a)[r0:r1, :] x op(b)[:, c0:c1] where c is m x n
+// row-major, a is m x k (k x m when ta), b is k x n (n x k when tb).
+void GemmBlockF32(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k,
+                  bool ta, bool tb, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
+void GemmBlockF64(const double* a, const double* b, double* c, int64_t m, int64_t n, int64_t k,
+                  bool ta, bool tb, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
+// Wrapping 32-bit integer products (signed results are the same bits).
+void GemmBlockU32(const uint32_t* a, const uint32_t* b, uint32_t* c, int64_t m, int64_t n,
+                  int64_t k, bool ta, bool tb, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
+
+}  // namespace eigen_dot_internal
+}  // namespace cpu
+}  // namespace tessera
+
+#endif  // TESSERA_BACKENDS_CPU_EIGEN_DOT_KERNELS_H_

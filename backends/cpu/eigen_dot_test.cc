@@ -1,0 +1,403 @@
+// RunDot and PlanDot against the reference evaluator: one-dot modules on
+// seeded random inputs, with buffers laid out as the shapes' layouts say.
+// Floats are compared within a tolerance for reordered sums, scaled by
+// sum_p |lhs_ip| |rhs_pj| (the evaluator's result on |lhs|, |rhs|).
+#include "backends/cpu/eigen_dot.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "gtest/gtest.h"
+#include "hlo/evaluator/hlo_evaluator.h"
+#include "hlo/ir/hlo_computation.h"
+#include "hlo/ir/hlo_instruction.h"
+#include "hlo/ir/hlo_module.h"
+#include "hlo/ir/literal.h"
+#include "hlo/ir/random_literal.h"
+#include "hlo/parser/hlo_parser.h"
+#include "runtime/thread_pool.h"
+
+namespace tessera {
+namespace cpu {
+namespace {
+
+// Physical strides (elements) of `shape` per its layout (row-major without).
+std::vector<int64_t> PhysicalStrides(const Shape& shape) {
+  const int64_t rank = shape.rank();
+  std::vector<int64_t> strides(rank, 1);
+  if (!shape.has_layout()) return RowMajorStrides(shape.dimensions());
+  int64_t stride = 1;
+  for (int64_t d : shape.layout().minor_to_major) {
+    strides[d] = stride;
+    stride *= shape.dimensions(d);
+  }
+  return strides;
+}
+
+// Calls fn(row_major_linear, physical_linear) for every element of `shape`.
+template <typename Fn>
+void ForEachElement(const Shape& shape, Fn fn) {
+  const std::vector<int64_t> phys = PhysicalStrides(shape);
+  const int64_t rank = shape.rank();
+  const int64_t count = shape.ElementCount();
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t linear = 0; linear < count; ++linear) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < rank; ++d) offset += index[d] * phys[d];
+    fn(linear, offset);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < shape.dimensions(d)) break;
+      index[d] = 0;
+    }
+  }
+}
+
+// The literal's (row-major) data laid out as `shape`'s layout says.
+std::vector<char> ToPhysical(const Literal& literal, const Shape& shape) {
+  const int width = ByteWidth(shape.element_type());
+  std::vector<char> bytes(shape.ElementCount() * width + 1);
+  const char* src = static_cast<const char*>(literal.untyped_data());
+  ForEachElement(shape, [&](int64_t linear, int64_t offset) {
+    std::memcpy(bytes.data() + offset * width, src + linear * width, width);
+  });
+  return bytes;
+}
+
+Literal FromPhysical(const std::vector<char>& bytes, const Shape& shape) {
+  Shape row_major = shape;
+  row_major.clear_layout();
+  row_major.SetDefaultLayoutRecursively();
+  Literal literal(row_major);
+  const int width = ByteWidth(shape.element_type());
+  char* dst = static_cast<char*>(literal.untyped_data());
+  ForEachElement(shape, [&](int64_t linear, int64_t offset) {
+    std::memcpy(dst + linear * width, bytes.data() + offset * width, width);
+  });
+  return literal;
+}
+
+Literal Abs(const Literal& literal) {
+  Literal result = literal;
+  for (int64_t i = 0; i < result.element_count(); ++i) {
+    result.SetFromDouble(i, std::fabs(literal.GetAsDouble(i)));
+  }
+  return result;
+}
+
+std::string DotModule(absl::string_view lhs, absl::string_view rhs, absl::string_view out,
+                      absl::string_view dnums) {
+  return absl::StrCat("HloModule m\n\nENTRY e {\n  a = ", lhs, " parameter(0)\n  b = ", rhs,
+                      " parameter(1)\n  ROOT d = ", out, " dot(a, b)",
+                      dnums.empty() ? "" : ", ", dnums, "\n}\n");
+}
+
+// Relative tolerance (against sum |a||b|) of reordered sums, plus the
+// rounding of a 16-bit result (against |result|).
+struct Tolerance {
+  double sum = 0;
+  double result = 0;
+};
+
+Tolerance ToleranceFor(const DotShape& shape) {
+  Tolerance tol;
+  switch (shape.type) {
+    case F64: tol.sum = 1e-13; break;
+    case S32: break;
+    default: tol.sum = 1e-5; break;
+  }
+  if (shape.output_type == F16) tol.result = std::ldexp(1.0, -10);
+  if (shape.output_type == BF16) tol.result = std::ldexp(1.0, -7);
+  return tol;
+}
+
+// Parses `text`, plans its root dot, runs it on random inputs on `pool`
+// and checks the result against the evaluator.
+void CheckDot(const std::string& text, runtime::ThreadPool* pool, uint64_t seed = 1) {
+  SCOPED_TRACE(text);
+  auto module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const HloInstruction& dot = *(*module)->entry_computation()->root_instruction();
+  absl::StatusOr<DotShape> plan = PlanDot(dot);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  SCOPED_TRACE(plan->ToString());
+
+  std::mt19937_64 rng(seed);
+  std::vector<Literal> args;
+  for (int i = 0; i < 2; ++i) {
+    Shape shape = dot.operand(i)->shape();
+    shape.clear_layout();
+    shape.SetDefaultLayoutRecursively();
+    auto literal = MakeRandomLiteral(shape, rng);
+    ASSERT_TRUE(literal.ok()) << literal.status();
+    args.push_back(std::move(*literal));
+  }
+  auto expected = EvaluateModule(**module, args);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  std::vector<Literal> abs_args = {Abs(args[0]), Abs(args[1])};
+  auto scale = EvaluateModule(**module, abs_args);
+  ASSERT_TRUE(scale.ok()) << scale.status();
+
+  std::vector<char> lhs = ToPhysical(args[0], dot.operand(0)->shape());
+  std::vector<char> rhs = ToPhysical(args[1], dot.operand(1)->shape());
+  std::vector<char> out(dot.shape().ElementCount() * ByteWidth(dot.shape().element_type()) + 1,
+                        char{0x5a});
+  ASSERT_TRUE(RunDot(*plan, lhs.data(), rhs.data(), out.data(), pool).ok());
+  Literal got = FromPhysical(out, dot.shape());
+
+  const Tolerance tol = ToleranceFor(*plan);
+  int failures = 0;
+  for (int64_t i = 0; i < got.element_count() && failures < 5; ++i) {
+    if (plan->output_type == S32) {
+      if (got.GetAsInt64(i) != expected->GetAsInt64(i)) {
+        ++failures;
+        ADD_FAILURE() << "element " << i << ": got " << got.GetAsInt64(i) << ", evaluator "
+                      << expected->GetAsInt64(i);
+      }
+      continue;
+    }
+    const double g = got.GetAsDouble(i), e = expected->GetAsDouble(i);
+    const double bound = tol.sum * scale->GetAsDouble(i) + tol.result * std::fabs(e) + 1e-300;
+    if (!(std::fabs(g - e) <= bound)) {
+      ++failures;
+      ADD_FAILURE() << "element " << i << ": got " << g << ", evaluator " << e << ", |diff| "
+                    << std::fabs(g - e) << " > " << bound;
+    }
+  }
+}
+
+std::string MatMul(absl::string_view type, int64_t m, int64_t n, int64_t k) {
+  return DotModule(absl::StrCat(type, "[", m, ",", k, "]{1,0}"),
+                   absl::StrCat(type, "[", k, ",", n, "]{1,0}"),
+                   absl::StrCat(type, "[", m, ",", n, "]{1,0}"),
+                   "lhs_contracting_dims={1}, rhs_contracting_dims={0}");
+}
+
+TEST(EigenDotTest, GridF32) {
+  runtime::ThreadPool pool(2);
+  for (int64_t m : {1, 7, 257}) {
+    for (int64_t n : {1, 7, 257}) {
+      for (int64_t k : {1, 16, 257}) {
+        CheckDot(MatMul("f32", m, n, k), &pool);
+      }
+    }
+  }
+}
+
+TEST(EigenDotTest, LongContractionF32) {
+  CheckDot(MatMul("f32", 33, 65, 1024), &runtime::ThreadPool::Default());
+  CheckDot(MatMul("f32", 1, 1, 1024), nullptr);
+}
+
+TEST(EigenDotTest, ThreadCountsAgree) {
+  // Odd sizes split into panels of 16 over 1, 2 and 3 threads.
+  runtime::ThreadPool three(3);
+  for (runtime::ThreadPool* pool : {static_cast<runtime::ThreadPool*>(nullptr),
+                                    &runtime::ThreadPool::Default(), &three}) {
+    CheckDot(MatMul("f32", 131, 45, 77), pool);
+    CheckDot(MatMul("f32", 45, 131, 77), pool);
+  }
+}
+
+TEST(EigenDotTest, TransposedOperands) {
+  runtime::ThreadPool pool(2);
+  for (int lc : {0, 1}) {
+    for (int rc : {0, 1}) {
+      const std::string lhs = lc == 1 ? "f32[69,91]{1,0}" : "f32[91,69]{1,0}";
+      const std::string rhs = rc == 0 ? "f32[91,83]{1,0}" : "f32[83,91]{1,0}";
+      CheckDot(DotModule(lhs, rhs, "f32[69,83]{1,0}",
+                         absl::StrCat("lhs_contracting_dims={", lc, "}, rhs_contracting_dims={",
+                                      rc, "}")),
+               &pool);
+    }
+  }
+}
+
+TEST(EigenDotTest, ColumnMajorLayouts) {
+  runtime::ThreadPool pool(2);
+  for (const char* l : {"{1,0}", "{0,1}"}) {
+    for (const char* r : {"{1,0}", "{0,1}"}) {
+      for (const char* o : {"{1,0}", "{0,1}"}) {
+        CheckDot(DotModule(absl::StrCat("f32[70,90]", l), absl::StrCat("f32[90,81]", r),
+                           absl::StrCat("f32[70,81]", o),
+                           "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+                 &pool);
+      }
+    }
+  }
+}
+
+TEST(EigenDotTest, BatchDimensions) {
+  runtime::ThreadPool pool(2);
+  // One batch dimension, batch 3 (not a multiple of the threads).
+  CheckDot(DotModule("f32[3,19,31]{2,1,0}", "f32[3,31,23]{2,1,0}", "f32[3,19,23]{2,1,0}",
+                     "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, "
+                     "rhs_contracting_dims={1}"),
+           &pool);
+  // Two batch dimensions, transposed rhs, batch 4.
+  CheckDot(DotModule("f32[2,2,80,64]{3,2,1,0}", "f32[2,2,72,64]{3,2,1,0}",
+                     "f32[2,2,80,72]{3,2,1,0}",
+                     "lhs_batch_dims={0,1}, rhs_batch_dims={0,1}, lhs_contracting_dims={3}, "
+                     "rhs_contracting_dims={3}"),
+           &pool);
+  // A batch dimension that is not first logically but is physically
+  // outermost everywhere.
+  CheckDot(DotModule("f32[19,4,31]{2,0,1}", "f32[31,4,23]{0,2,1}", "f32[4,19,23]{2,1,0}",
+                     "lhs_batch_dims={1}, rhs_batch_dims={1}, lhs_contracting_dims={2}, "
+                     "rhs_contracting_dims={0}"),
+           &pool);
+  // Batch with a column-major result (out_transposed).
+  CheckDot(DotModule("f32[5,17,9]{2,1,0}", "f32[5,9,13]{2,1,0}", "f32[5,17,13]{1,2,0}",
+                     "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, "
+                     "rhs_contracting_dims={1}"),
+           &pool);
+}
+
+TEST(EigenDotTest, CollapsedDimensions) {
+  runtime::ThreadPool pool(2);
+  // Two free and two contracting dimensions per side collapse to one each.
+  CheckDot(DotModule("f32[4,5,6,7]{3,2,1,0}", "f32[6,7,3,2]{3,2,1,0}", "f32[4,5,3,2]{3,2,1,0}",
+                     "lhs_contracting_dims={2,3}, rhs_contracting_dims={0,1}"),
+           &pool);
+  // Contracting pairs listed in another order than they are stored, but in
+  // the same order on both sides.
+  CheckDot(DotModule("f32[6,7,5]{2,1,0}", "f32[6,7,3]{2,1,0}", "f32[5,3]{1,0}",
+                     "lhs_contracting_dims={1,0}, rhs_contracting_dims={1,0}"),
+           &pool);
+  // Dimensions of size 1 anywhere are ignored.
+  CheckDot(DotModule("f32[1,9,1,5]{0,3,2,1}", "f32[5,1,4]{2,1,0}", "f32[1,9,1,1,4]{4,3,2,1,0}",
+                     "lhs_contracting_dims={3}, rhs_contracting_dims={0}"),
+           &pool);
+  // Matrix-vector and vector-vector.
+  CheckDot(DotModule("f32[37,300]{1,0}", "f32[300]{0}", "f32[37]{0}",
+                     "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+           &pool);
+  CheckDot(DotModule("f32[300]{0}", "f32[300]{0}", "f32[]",
+                     "lhs_contracting_dims={0}, rhs_contracting_dims={0}"),
+           &pool);
+  // Outer product (no contracting dimension).
+  CheckDot(DotModule("f32[13]{0}", "f32[11]{0}", "f32[13,11]{1,0}", ""), &pool);
+}
+
+TEST(EigenDotTest, ElementTypes) {
+  runtime::ThreadPool pool(2);
+  CheckDot(MatMul("f64", 67, 71, 129), &pool);
+  CheckDot(MatMul("s32", 67, 71, 129), &pool);
+  CheckDot(MatMul("f16", 67, 71, 129), &pool);
+  CheckDot(MatMul("bf16", 67, 71, 129), &pool);
+  CheckDot(DotModule("f16[67,129]{0,1}", "f16[129,71]{1,0}", "f32[67,71]{1,0}",
+                     "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+           &pool);
+  CheckDot(DotModule("bf16[67,129]{1,0}", "bf16[129,71]{1,0}", "f32[67,71]{0,1}",
+                     "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+           &pool);
+}
+
+TEST(EigenDotTest, S32Wraps) {
+  auto module = ParseHloModule(MatMul("s32", 1, 1, 2));
+  ASSERT_TRUE(module.ok());
+  auto plan = PlanDot(*(*module)->entry_computation()->root_instruction());
+  ASSERT_TRUE(plan.ok());
+  const int32_t lhs[2] = {1 << 30, 1 << 30}, rhs[2] = {4, 3};
+  int32_t out = 0;
+  ASSERT_TRUE(RunDot(*plan, lhs, rhs, &out, nullptr).ok());
+  EXPECT_EQ(out, static_cast<int32_t>(uint32_t{7} << 30));
+}
+
+TEST(EigenDotTest, EmptyAndZeroContraction) {
+  runtime::ThreadPool pool(2);
+  CheckDot(MatMul("f32", 5, 7, 0), &pool);  // zero fill
+  CheckDot(MatMul("f32", 0, 7, 5), &pool);
+  CheckDot(DotModule("f32[5,0]{0,1}", "f32[0,7]{0,1}", "f32[5,7]{0,1}",
+                     "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+           &pool);
+}
+
+TEST(EigenDotTest, ScratchBuffer) {
+  DotShape shape;
+  shape.m = 3;
+  shape.n = 2;
+  shape.k = 4;
+  shape.type = BF16;
+  shape.output_type = BF16;
+  EXPECT_EQ(DotScratchBytes(shape), (16 + 16 + 16) * 4);
+  std::vector<float> scratch(DotScratchBytes(shape) / 4);
+  std::vector<bfloat16> lhs(12, bfloat16(1.0f)), rhs(8, bfloat16(0.5f)), out(6);
+  ASSERT_TRUE(RunDot(shape, lhs.data(), rhs.data(), out.data(), nullptr, scratch.data()).ok());
+  for (bfloat16 x : out) EXPECT_EQ(static_cast<float>(x), 2.0f);
+  shape.type = F32;
+  EXPECT_EQ(DotScratchBytes(shape), 0);
+  shape.type = C64;
+  shape.output_type = C64;
+  EXPECT_EQ(RunDot(shape, nullptr, nullptr, nullptr, nullptr).code(),
+            absl::StatusCode::kUnimplemented);
+}
+
+// PlanDot's answer for the root of `text`.
+absl::Status PlanStatus(const std::string& text) {
+  auto module = ParseHloModule(text);
+  if (!module.ok()) return module.status();
+  return PlanDot(*(*module)->entry_computation()->root_instruction()).status();
+}
+
+void ExpectRejected(const std::string& text, absl::string_view reason) {
+  SCOPED_TRACE(text);
+  absl::Status status = PlanStatus(text);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
+  EXPECT_NE(status.message().find(reason), absl::string_view::npos) << status;
+}
+
+TEST(EigenDotTest, PlanDotRejections) {
+  // lhs free, contracting, free: no single GEMM operand.
+  ExpectRejected(DotModule("f32[4,5,6]{2,1,0}", "f32[5,3]{1,0}", "f32[4,6,3]{2,1,0}",
+                           "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+                 "lhs interleaves free and contracting");
+  ExpectRejected(DotModule("f32[3,5]{1,0}", "f32[4,5,6]{2,1,0}", "f32[3,4,6]{2,1,0}",
+                           "lhs_contracting_dims={1}, rhs_contracting_dims={1}"),
+                 "rhs interleaves");
+  // Batch dimension physically innermost.
+  ExpectRejected(DotModule("f32[3,4,5]{0,2,1}", "f32[3,5,6]{2,1,0}", "f32[3,4,6]{2,1,0}",
+                           "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, "
+                           "rhs_contracting_dims={1}"),
+                 "batch dimensions are not outermost");
+  // Two batch dimensions stored in different orders.
+  ExpectRejected(DotModule("f32[2,3,4,5]{3,2,1,0}", "f32[2,3,5,6]{3,2,0,1}",
+                           "f32[2,3,4,6]{3,2,1,0}",
+                           "lhs_batch_dims={0,1}, rhs_batch_dims={0,1}, "
+                           "lhs_contracting_dims={3}, rhs_contracting_dims={2}"),
+                 "batch dimensions in different orders");
+  // Contracting pairs stored in different orders on the two sides.
+  ExpectRejected(DotModule("f32[5,6,7]{2,1,0}", "f32[7,6,3]{2,1,0}", "f32[5,3]{1,0}",
+                           "lhs_contracting_dims={1,2}, rhs_contracting_dims={1,0}"),
+                 "contracting dimensions in different orders");
+  // The result stores the lhs free dimensions in another order.
+  ExpectRejected(DotModule("f32[4,5,6]{2,1,0}", "f32[6,3]{1,0}", "f32[4,5,3]{1,2,0}",
+                           "lhs_contracting_dims={2}, rhs_contracting_dims={0}"),
+                 "result interleaves");
+  ExpectRejected(DotModule("f32[4,5,6]{2,1,0}", "f32[6,3]{1,0}", "f32[4,5,3]{2,0,1}",
+                           "lhs_contracting_dims={2}, rhs_contracting_dims={0}"),
+                 "lhs free dimensions in a different order");
+  // Tiled layouts, mixed and unsupported types.
+  ExpectRejected(DotModule("f32[8,128]{1,0:T(8,128)}", "f32[128,8]{1,0}", "f32[8,8]{1,0}",
+                           "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+                 "tiled layout");
+  ExpectRejected(DotModule("f32[4,5]{1,0}", "f16[5,3]{1,0}", "f32[4,3]{1,0}",
+                           "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+                 "mixed operand types");
+  ExpectRejected(MatMul("c64", 4, 3, 5), "c64 operands into c64");
+  ExpectRejected(MatMul("s8", 4, 3, 5), "s8 operands into s8");
+  // Not a dot.
+  EXPECT_EQ(PlanStatus("HloModule m\n\nENTRY e {\n  a = f32[2] parameter(0)\n  ROOT b = "
+                       "f32[2] add(a, a)\n}\n")
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tessera

@@ -7,7 +7,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "backends/llvm_ir/elementwise_kernel.h"
+#include "backends/cpu/loop_kernel.h"
+#include "runtime/thread_pool.h"
 #include "hlo/analysis/hlo_verifier.h"
 #include "hlo/ir/status_macros.h"
 #include "passes/fusion/fusion_pipeline.h"
@@ -43,8 +44,8 @@ class CpuExecutableBuilder {
     TS_ASSIGN_OR_RETURN(BufferAssignment assignment,
                         AssignBuffers(*executable->module_, assignment_options));
     executable->assignment_ = std::make_unique<BufferAssignment>(std::move(assignment));
-    TS_ASSIGN_OR_RETURN(std::unique_ptr<llvm_ir::ElementwiseKernelCompiler> compiler,
-                        llvm_ir::ElementwiseKernelCompiler::Create(options.jit));
+    TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernelCompiler> compiler,
+                        LoopKernelCompiler::Create(options.jit));
     executable->kernel_compiler_ = std::move(compiler);
     CpuExecutableBuilder builder(options, executable.get(), runtime_only);
     TS_RETURN_IF_ERROR(builder.Build());
@@ -68,6 +69,26 @@ class CpuExecutableBuilder {
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryMultiOutputKernel(const HloInstruction* fusion);
   absl::StatusOr<std::unique_ptr<CpuThunk>> Fallback(const HloInstruction* instruction,
                                                      std::string reason);
+  // Noalias for every buffer whose memory no other buffer of the call
+  // (only the result is written) shares; the polynomial math option.
+  LoopKernelOptions KernelOptions(const std::vector<BufferSlice>& operands,
+                                  const BufferSlice& result) const {
+    LoopKernelOptions kernel_options;
+    kernel_options.polynomial_math = options_.polynomial_math;
+    bool result_alone = true;
+    for (const BufferSlice& operand : operands) {
+      const bool overlaps = operand.Overlaps(result);
+      kernel_options.noalias.push_back(!overlaps);
+      if (overlaps) result_alone = false;
+    }
+    kernel_options.noalias.push_back(result_alone);
+    return kernel_options;
+  }
+  // Thread-pool blocks for a kernel writing `shape`.
+  int64_t Partitions(const Shape& shape) const {
+    if (!shape.IsArray() || shape.ElementCount() <= options_.parallel_min_elements) return 1;
+    return runtime::ThreadPool::Default().parallelism();
+  }
 
   const CpuCompileOptions& options_;
   CpuExecutable& executable_;
@@ -264,10 +285,12 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
           absl::StrCat("the result overlaps operand ", k, " where the kernel cannot update it in place"));
     }
   }
-  TS_ASSIGN_OR_RETURN(std::unique_ptr<llvm_ir::ElementwiseKernel> kernel,
-                      executable_.kernel_compiler_->Compile(*computation));
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
+                      executable_.kernel_compiler_->Compile(
+                          *computation, KernelOptions(operands, result)));
+  const int64_t partitions = Partitions(instruction->shape());
   return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
-      instruction->name(), std::move(kernel), std::move(operands), result));
+      instruction->name(), std::move(kernel), std::move(operands), result, partitions));
 }
 
 absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryMultiOutputKernel(
@@ -317,10 +340,12 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryMultiOutputKe
   }
   std::vector<std::unique_ptr<CpuThunk>> kernels;
   for (int64_t i = 0; i < root->operand_count(); ++i) {
-    TS_ASSIGN_OR_RETURN(std::unique_ptr<llvm_ir::ElementwiseKernel> kernel,
-                        executable_.kernel_compiler_->Compile(*parts[i]));
-    kernels.push_back(std::make_unique<KernelThunk>(absl::StrCat(fusion->name(), "{", i, "}"),
-                                                    std::move(kernel), operands, results[i]));
+    TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
+                        executable_.kernel_compiler_->Compile(
+                            *parts[i], KernelOptions(operands, results[i])));
+    kernels.push_back(std::make_unique<KernelThunk>(
+        absl::StrCat(fusion->name(), "{", i, "}"), std::move(kernel), operands, results[i],
+        Partitions(fusion->shape().tuple_shapes(i))));
   }
   return std::unique_ptr<CpuThunk>(
       std::make_unique<SequenceThunk>(fusion->name(), std::move(kernels)));

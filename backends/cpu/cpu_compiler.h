@@ -35,6 +35,13 @@ struct CpuCompileOptions {
   // Off: every instruction runs on the evaluator fallback (for tests).
   bool native_kernels = true;
   llvm_ir::JitOptions jit;
+  // f32/f64 transcendentals in kernels as backends/llvm_ir's vectorizable
+  // polynomials (within the ULP bounds of polynomial_math.h); off: the C
+  // library, bit-exact with the evaluator.
+  bool polynomial_math = true;
+  // Kernels whose result has more elements than this split their outer
+  // dimension over the runtime's thread pool (runtime::Executable path).
+  int64_t parallel_min_elements = 64 * 1024;
 };
 
 // Errors: a module that does not verify, a pass or buffer assignment that

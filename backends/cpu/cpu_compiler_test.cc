@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
@@ -23,6 +24,7 @@
 #include "hlo/ir/random_literal.h"
 #include "hlo/parser/hlo_parser.h"
 #include "hlo/parser/hlo_printer.h"
+#include "runtime/thread_pool.h"
 #include "tests/random_control_flow_module.h"
 #include "tests/random_module.h"
 
@@ -33,7 +35,11 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bitwise equality, except that NaNs equal NaNs; `why` says where not.
-bool SameResults(const Literal& a, const Literal& b, std::string* why) {
+// With `ulps` > 0, floats may differ by that many units in the last place
+// of the larger magnitude (in the element type's precision): for kernels
+// with polynomial transcendentals (polynomial_math.h bounds them at 2.5 ulp
+// at most; 4 leaves room for a rounding or two after them).
+bool SameResults(const Literal& a, const Literal& b, std::string* why, double ulps = 0) {
   std::vector<const Literal*> left = a.Leaves(), right = b.Leaves();
   if (left.size() != right.size()) {
     *why = absl::StrCat(left.size(), " vs ", right.size(), " result leaves");
@@ -60,6 +66,15 @@ bool SameResults(const Literal& a, const Literal& b, std::string* why) {
             std::signbit(u.imag()) == std::signbit(v.imag())) {
           continue;
         }
+        if (ulps > 0 && !IsComplexType(type)) {
+          const int mantissa = type == F64 ? 52 : type == F32 ? 23 : type == BF16 ? 7 : 10;
+          const double larger = std::max(std::abs(u.real()), std::abs(v.real()));
+          const double ulp = std::ldexp(1.0, std::ilogb(std::max(larger, 1e-300)) - mantissa);
+          const double tiny = type == F64 ? 4.9e-324 : 1.4e-45;
+          if (std::isfinite(larger) && std::abs(u.real() - v.real()) <= ulps * ulp + tiny) {
+            continue;
+          }
+        }
       } else if (x.GetAsInt64(i) == y.GetAsInt64(i)) {
         continue;
       }
@@ -69,6 +84,20 @@ bool SameResults(const Literal& a, const Literal& b, std::string* why) {
     }
   }
   return true;
+}
+
+// Whether kernels of `text` may use polynomial transcendentals.
+bool HasTranscendental(absl::string_view text) {
+  for (absl::string_view op : {" exponential(", " exponential-minus-one(", " log(",
+                               " log-plus-one(", " logistic(", " tanh(", " erf(", " sine(",
+                               " cosine(", " power(", " cbrt(", " rsqrt(", " sqrt("}) {
+    if (absl::StrContains(text, op)) return true;
+  }
+  return false;
+}
+
+double Tolerance(absl::string_view text, const CpuCompileOptions& options) {
+  return options.polynomial_math && HasTranscendental(text) ? 4 : 0;
 }
 
 std::vector<Literal> Clone(const std::vector<Literal>& literals) {
@@ -113,7 +142,8 @@ void CheckRuntimeModule(absl::string_view text, const std::vector<Literal>& argu
     if (trial == 0) {
       absl::StatusOr<Literal> actual = (*executable)->RunLiterals(inputs);
       ASSERT_TRUE(actual.ok()) << actual.status();
-      EXPECT_TRUE(SameResults(*expected, *actual, &why)) << why << "\n" << (*executable)->ToString();
+      EXPECT_TRUE(SameResults(*expected, *actual, &why, Tolerance(text, options)))
+          << why << "\n" << (*executable)->ToString();
     }
     absl::StatusOr<std::vector<runtime::OwnedBuffer>> in_buffers =
         (*executable)->ArgumentsToBuffers(inputs);
@@ -125,9 +155,18 @@ void CheckRuntimeModule(absl::string_view text, const std::vector<Literal>& argu
     }
     absl::StatusOr<Literal> actual = (*executable)->ResultFromBuffers(outputs);
     ASSERT_TRUE(actual.ok()) << actual.status();
-    EXPECT_TRUE(SameResults(*expected, *actual, &why))
+    EXPECT_TRUE(SameResults(*expected, *actual, &why, Tolerance(text, options)))
         << "steady state: " << why << "\n" << (*executable)->ToString();
   }
+}
+
+// Polynomial math off, for modules that amplify a transcendental's ulps
+// past any fixed bound (exp(t) - c cancels; a loop squares sin(x) 7 times):
+// compared bit for bit.
+CpuCompileOptions LibmMath() {
+  CpuCompileOptions options;
+  options.polynomial_math = false;
+  return options;
 }
 
 struct Counts {
@@ -159,7 +198,7 @@ void CheckModule(absl::string_view text, std::vector<Literal> arguments = {},
     absl::StatusOr<Literal> actual = (*executable)->Run(inputs);
     ASSERT_TRUE(actual.ok()) << actual.status();
     std::string why;
-    EXPECT_TRUE(SameResults(*expected, *actual, &why))
+    EXPECT_TRUE(SameResults(*expected, *actual, &why, Tolerance(text, options)))
         << why << "\n" << PrintHloModule((*executable)->module()) << "\n"
         << (*executable)->ToString();
   }
@@ -185,6 +224,82 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0);
 }
 
+// Every kernel split over the thread pool (threshold 0), on sizes that are
+// not multiples of the partition count, including 1 and 0 rows.
+TEST(CpuCompilerTest, ParallelKernelsOnOddSizes) {
+  CpuCompileOptions options;
+  options.parallel_min_elements = 0;
+  for (absl::string_view dims : {"1", "7", "1023", "1025", "100003", "0", "257,1031", "3,5,7",
+                                 "1,9", "0,4"}) {
+    SCOPED_TRACE(dims);
+    const std::string text = absl::StrFormat(R"(
+HloModule odd
+ENTRY e {
+  x = f32[%s] parameter(0)
+  y = f32[%s] parameter(1)
+  m = f32[%s] multiply(x, y)
+  s = f32[%s] subtract(m, x)
+  t = f32[%s] negate(s)
+  ROOT r = f32[%s] add(t, y)
+})", dims, dims, dims, dims, dims, dims);
+    CheckModule(text, {}, nullptr, options);
+  }
+  // The kernels are split: "in N partitions" where there are cores.
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
+HloModule split
+ENTRY e {
+  x = f32[257,1031] parameter(0)
+  ROOT t = f32[257,1031] tanh(x)
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
+      CompileForCpuExecutable(*std::move(module), options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  if (runtime::ThreadPool::Default().parallelism() > 1) {
+    EXPECT_TRUE(absl::StrContains((*executable)->ToString(), "work 257 in")) << (*executable)->ToString();
+  }
+}
+
+// Polynomial math off: transcendental kernels are bit-exact again.
+TEST(CpuCompilerTest, LibmTranscendentalsAreExact) {
+  CpuCompileOptions options;
+  options.polynomial_math = false;
+  CheckModule(R"(
+HloModule libm
+ENTRY e {
+  x = f32[1025] parameter(0)
+  t = f32[1025] tanh(x)
+  e = f32[1025] exponential(t)
+  l = f32[1025] logistic(x)
+  ROOT r = f32[1025] add(e, l)
+})", {}, nullptr, options);
+}
+
+// The steady state reuses the run's memory: the elementwise chain's result
+// is an output allocation (written in the caller's buffer, no copy) and
+// the plan's temps fit one arena.
+TEST(CpuCompilerTest, SteadyStateWritesResultsInPlace) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
+HloModule chain
+ENTRY e {
+  x = f32[4096] parameter(0)
+  a = f32[4096] parameter(1)
+  m = f32[4096] multiply(a, x)
+  ROOT t = f32[4096] tanh(m)
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
+      CompileForCpuExecutable(*std::move(module));
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const runtime::Executable& runtime_executable = (*executable)->executable();
+  ASSERT_EQ(runtime_executable.result_count(), 1);
+  const runtime::BufferSlice& slice = runtime_executable.result_slices()[0];
+  EXPECT_EQ(runtime_executable.plan().allocation(slice.allocation).kind,
+            runtime::Allocation::Kind::kOutput)
+      << runtime_executable.ToString();
+  EXPECT_EQ(runtime_executable.thunks().size(), 1) << runtime_executable.ToString();
+}
+
 TEST(CpuCompilerTest, BroadcastsAndShapeOpsRunNatively) {
   Counts counts;
   CheckModule(R"(
@@ -201,7 +316,7 @@ ENTRY main {
   ROOT r = f32[33,7] subtract(e, c)
 }
 )",
-              {}, &counts);
+              {}, &counts, LibmMath());
   EXPECT_GT(counts.native, 0);
   EXPECT_EQ(counts.fallback, 0);
 }
@@ -321,7 +436,7 @@ ENTRY main {
   ROOT out = (f32[10], f32[10]) tuple(r, y)
 }
 )",
-              {}, &counts);
+              {}, &counts, LibmMath());
   EXPECT_EQ(counts.fallback, 0);  // the loop runs over the arena, its body natively
   EXPECT_GT(counts.native, 0);
 }
@@ -426,7 +541,10 @@ TEST(CpuCompilerTest, JaxCorpus) {
     }
     absl::StatusOr<Literal> expected = EvaluateModule(**reference, arguments);
     ASSERT_TRUE(expected.ok()) << expected.status();
-    absl::StatusOr<std::unique_ptr<CpuExecutable>> executable = CompileForCpu(*std::move(module));
+    CpuCompileOptions exact;
+    exact.polynomial_math = false;  // bit-exact against the evaluator
+    absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+        CompileForCpu(*std::move(module), exact);
     ASSERT_TRUE(executable.ok()) << executable.status();
     for (int run = 0; run < 2; ++run) {
       absl::StatusOr<Literal> actual = (*executable)->Run(arguments);
@@ -472,7 +590,10 @@ TEST(CpuCompilerTest, RandomModules) {
       }
       const std::string text = PrintHloModule(*module);
       Counts counts;
-      CheckModule(text, {}, &counts);
+      CpuCompileOptions exact;
+      exact.polynomial_math = false;  // random chains may amplify any ulp
+      exact.parallel_min_elements = seed % 2 == 0 ? 0 : 64 * 1024;
+      CheckModule(text, {}, &counts, exact);
       native += counts.native;
       fallback += counts.fallback;
       ++modules;

@@ -1,5 +1,6 @@
 #include "backends/cpu/cpu_executable.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -137,11 +138,9 @@ std::unique_ptr<runtime::Thunk> KernelThunk::Lower() const {
   std::vector<runtime::BufferSlice> slices;
   for (const BufferSlice& slice : operands_) slices.push_back(ToRuntime(slice));
   slices.push_back(ToRuntime(result_));
-  const llvm_ir::ElementwiseKernel* kernel = kernel_.get();
-  return std::make_unique<runtime::KernelThunk>(
-      name(), std::move(slices),
-      runtime::KernelThunk::Callable(
-          [kernel](void** buffers, int64_t, int64_t) { kernel->Run(buffers); }));
+  return std::make_unique<runtime::KernelThunk>(name(), std::move(slices), kernel_->function(),
+                                                kernel_->work_size(),
+                                                std::max<int64_t>(1, std::min(partitions_, kernel_->work_size())));
 }
 
 std::unique_ptr<runtime::Thunk> SequenceThunk::Lower() const {
@@ -184,12 +183,14 @@ std::vector<BufferSlice> EvaluatorFallbackThunk::Slices() const {
 // ---------------------------------------------------------------------------
 // KernelThunk
 
-KernelThunk::KernelThunk(std::string name, std::unique_ptr<llvm_ir::ElementwiseKernel> kernel,
-                         std::vector<BufferSlice> operands, BufferSlice result)
+KernelThunk::KernelThunk(std::string name, std::unique_ptr<LoopKernel> kernel,
+                         std::vector<BufferSlice> operands, BufferSlice result,
+                         int64_t partitions)
     : CpuThunk(std::move(name)),
       kernel_(std::move(kernel)),
       operands_(std::move(operands)),
-      result_(result) {}
+      result_(result),
+      partitions_(std::max<int64_t>(partitions, 1)) {}
 
 absl::Status KernelThunk::Execute(const Arena& arena) const {
   void* stack[16];
@@ -210,7 +211,8 @@ std::string KernelThunk::ToString() const {
   std::vector<std::string> in;
   for (const BufferSlice& slice : operands_) in.push_back(SliceString(slice));
   return absl::StrCat("kernel ", name(), " (", absl::StrJoin(in, ", "), ") -> ",
-                      SliceString(result_));
+                      SliceString(result_),
+                      partitions_ > 1 ? absl::StrCat(" in ", partitions_, " partitions") : "");
 }
 
 // ---------------------------------------------------------------------------

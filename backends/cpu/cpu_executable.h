@@ -32,7 +32,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "backends/llvm_ir/elementwise_kernel.h"
+#include "backends/cpu/loop_kernel.h"
 #include "hlo/ir/hlo_module.h"
 #include "hlo/ir/literal.h"
 #include "passes/memory/buffer_assignment.h"
@@ -118,17 +118,20 @@ class CpuThunk {
 // A compiled elementwise kernel: buffers are the operands, then the result.
 class KernelThunk : public CpuThunk {
  public:
-  KernelThunk(std::string name, std::unique_ptr<llvm_ir::ElementwiseKernel> kernel,
-              std::vector<BufferSlice> operands, BufferSlice result);
+  // `partitions` > 1: the runtime thunk splits the kernel's work over the
+  // thread pool in that many blocks (CpuExecutable::Run runs it whole).
+  KernelThunk(std::string name, std::unique_ptr<LoopKernel> kernel,
+              std::vector<BufferSlice> operands, BufferSlice result, int64_t partitions = 1);
   absl::Status Execute(const Arena& arena) const override;
   bool native() const override { return true; }
   std::string ToString() const override;
   std::unique_ptr<runtime::Thunk> Lower() const override;
 
  private:
-  std::unique_ptr<llvm_ir::ElementwiseKernel> kernel_;
+  std::unique_ptr<LoopKernel> kernel_;
   std::vector<BufferSlice> operands_;
   BufferSlice result_;
+  int64_t partitions_ = 1;
 };
 
 // Thunks run in turn as one (the kernels of one multi-output fusion).
@@ -275,7 +278,7 @@ class CpuExecutable {
 
   std::unique_ptr<HloModule> module_;
   std::unique_ptr<BufferAssignment> assignment_;
-  std::shared_ptr<llvm_ir::ElementwiseKernelCompiler> kernel_compiler_;  // owns the JIT
+  std::shared_ptr<LoopKernelCompiler> kernel_compiler_;  // owns the JIT
   std::unique_ptr<Arena> arena_;
   std::vector<std::unique_ptr<CpuThunk>> thunks_;
   // Per entry parameter, its array leaves; the root's array leaves.

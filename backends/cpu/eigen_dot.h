@@ -10,9 +10,10 @@
 // op = transpose), rhs[b] as k x n (n x k when rhs_transposed), and out[b]
 // as m x n (n x m when out_transposed).  The b-th matrices follow each other
 // densely (strides m*k, k*n, m*n elements).  Work is split over the batch
-// and over panels of the output across the pool's threads; each panel is
-// one single-threaded Eigen GEMM, so the result does not depend on how many
-// threads ran it.
+// and over panels of the output (16-row/column multiples of its longer
+// side) across the pool's threads; each panel is one single-threaded Eigen
+// GEMM.  Eigen picks its k-blocking per panel, so float results may differ
+// in the last bits between thread counts (as any reordered sum).
 //
 // PlanDot maps an HLO dot (dimension numbers plus operand and result
 // layouts) onto that form, or says Unimplemented and why.

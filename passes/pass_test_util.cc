@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "hlo/analysis/hlo_verifier.h"
 #include "hlo/evaluator/hlo_evaluator.h"
+#include "hlo/ir/literal_comparison.h"
 #include "hlo/ir/random_literal.h"
 #include "hlo/ir/status_macros.h"
 #include "hlo/parser/hlo_parser.h"
@@ -15,41 +16,6 @@ namespace tessera {
 namespace pass_test {
 namespace {
 
-// Bitwise equality of every leaf, except that a NaN equals any NaN (the
-// payload of a NaN made by arithmetic is the host's, not the program's).
-bool SameResults(const Literal& a, const Literal& b, std::string* why) {
-  std::vector<const Literal*> left = a.Leaves(), right = b.Leaves();
-  if (left.size() != right.size()) {
-    *why = absl::StrCat(left.size(), " vs ", right.size(), " results");
-    return false;
-  }
-  for (size_t leaf = 0; leaf < left.size(); ++leaf) {
-    const Literal& x = *left[leaf];
-    const Literal& y = *right[leaf];
-    if (x == y) continue;
-    if (!ShapesCompatible(x.shape(), y.shape())) {
-      *why = absl::StrCat("leaf ", leaf, ": shape ", x.shape().ToString(), " vs ",
-                          y.shape().ToString());
-      return false;
-    }
-    const PrimitiveType type = x.shape().element_type();
-    for (int64_t i = 0; i < x.element_count(); ++i) {
-      if (IsFloatingPointType(type) || IsComplexType(type)) {
-        const std::complex<double> u = x.GetAsComplex(i), v = y.GetAsComplex(i);
-        const bool both_nan = (std::isnan(u.real()) || std::isnan(u.imag())) &&
-                              (std::isnan(v.real()) || std::isnan(v.imag()));
-        if (both_nan) continue;
-        if (u == v && std::signbit(u.real()) == std::signbit(v.real())) continue;
-      } else if (x.GetAsInt64(i) == y.GetAsInt64(i)) {
-        continue;
-      }
-      *why = absl::StrCat("leaf ", leaf, " element ", i, ": before ", x.GetAsDouble(i),
-                          ", after ", y.GetAsDouble(i));
-      return false;
-    }
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -103,7 +69,7 @@ absl::StatusOr<bool> RunPassKeepingResults(HloPass& pass, HloModule& module, int
       continue;
     }
     std::string why;
-    EXPECT_TRUE(SameResults(before[trial], *after, &why))
+    EXPECT_TRUE(LiteralsEqualNanAware(before[trial], *after, &why))
         << "pass " << pass.name() << " changed the results, trial " << trial << ": " << why;
   }
   return changed;

@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "hlo/analysis/hlo_verifier.h"
 #include "hlo/evaluator/hlo_evaluator.h"
+#include "hlo/ir/literal_comparison.h"
 #include "hlo/ir/npy.h"
 #include "hlo/ir/random_literal.h"
 #include "hlo/parser/hlo_parser.h"
@@ -96,31 +97,6 @@ std::vector<Program> XlaPrograms() {
   return programs;
 }
 
-// Bitwise equality except that NaN matches NaN.
-bool SameBits(const Literal& a, const Literal& b) {
-  std::vector<const Literal*> x = a.Leaves(), y = b.Leaves();
-  if (x.size() != y.size()) return false;
-  for (size_t leaf = 0; leaf < x.size(); ++leaf) {
-    if (*x[leaf] == *y[leaf]) continue;
-    if (x[leaf]->shape().dimensions() != y[leaf]->shape().dimensions() ||
-        x[leaf]->shape().element_type() != y[leaf]->shape().element_type()) {
-      return false;
-    }
-    for (int64_t i = 0; i < x[leaf]->element_count(); ++i) {
-      const std::complex<double> u = x[leaf]->GetAsComplex(i), v = y[leaf]->GetAsComplex(i);
-      const bool nan_u = std::isnan(u.real()) || std::isnan(u.imag());
-      const bool nan_v = std::isnan(v.real()) || std::isnan(v.imag());
-      if (nan_u && nan_v) continue;
-      if (u != v || std::signbit(u.real()) != std::signbit(v.real())) return false;
-      if (!IsFloatingPointType(x[leaf]->shape().element_type()) &&
-          !IsComplexType(x[leaf]->shape().element_type()) &&
-          x[leaf]->GetAsInt64(i) != y[leaf]->GetAsInt64(i)) {
-        return false;
-      }
-    }
-  }
-  return true;
-}
 
 // Runs `make()`'s pass over every program; returns how many it checked.
 template <typename MakePass>
@@ -147,7 +123,7 @@ int CheckPrograms(const std::vector<Program>& programs, const std::string& label
       ADD_FAILURE() << label << " on " << program.name << ": " << after.status();
       continue;
     }
-    EXPECT_TRUE(SameBits(*before, *after)) << label << " changed the results of " << program.name;
+    EXPECT_TRUE(LiteralsEqualNanAware(*before, *after)) << label << " changed the results of " << program.name;
     ++checked;
   }
   return checked;

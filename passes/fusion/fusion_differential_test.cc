@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "hlo/analysis/hlo_verifier.h"
 #include "hlo/evaluator/hlo_evaluator.h"
+#include "hlo/ir/literal_comparison.h"
 #include "hlo/ir/npy.h"
 #include "hlo/ir/random_literal.h"
 #include "hlo/parser/hlo_parser.h"
@@ -183,23 +184,6 @@ std::vector<Program> Programs() {
   return programs;
 }
 
-bool SameBits(const Literal& a, const Literal& b) {
-  std::vector<const Literal*> x = a.Leaves(), y = b.Leaves();
-  if (x.size() != y.size()) return false;
-  for (size_t leaf = 0; leaf < x.size(); ++leaf) {
-    if (*x[leaf] == *y[leaf]) continue;
-    if (x[leaf]->shape().dimensions() != y[leaf]->shape().dimensions()) return false;
-    for (int64_t i = 0; i < x[leaf]->element_count(); ++i) {
-      const std::complex<double> u = x[leaf]->GetAsComplex(i), v = y[leaf]->GetAsComplex(i);
-      const bool nan_u = std::isnan(u.real()) || std::isnan(u.imag());
-      const bool nan_v = std::isnan(v.real()) || std::isnan(v.imag());
-      if (nan_u && nan_v) continue;
-      if (u != v || std::signbit(u.real()) != std::signbit(v.real())) return false;
-    }
-  }
-  return true;
-}
-
 TEST(FusionCorpusTest, ThreePassesKeepResults) {
   const std::vector<Program> programs = Programs();
   if (programs.empty()) GTEST_SKIP() << "no corpus (TESSERA_JAX_CORPUS/TESSERA_SHARED_CORPUS)";
@@ -227,7 +211,7 @@ TEST(FusionCorpusTest, ThreePassesKeepResults) {
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     absl::StatusOr<Literal> after = EvaluateModule(**module, program.arguments);
     ASSERT_TRUE(after.ok()) << program.name << ": " << after.status();
-    EXPECT_TRUE(SameBits(*before, *after)) << "fusion changed the results of " << program.name;
+    EXPECT_TRUE(LiteralsEqualNanAware(*before, *after)) << "fusion changed the results of " << program.name;
     fusion_test::ExpectPrintsAndParses(**module);
     std::cout << program.name << ": kernels " << kernels_before << " -> " << kernels[0]
               << " (fusion) -> " << kernels[1] << " (multi-output) -> " << kernels[2]

@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/evaluator/hlo_evaluator.h"
+#include "hlo/ir/literal_comparison.h"
 #include "hlo/ir/random_literal.h"
 #include "hlo/ir/status_macros.h"
 
@@ -573,40 +574,6 @@ class ArenaInterpreter {
   std::vector<LogEntry> log_;
 };
 
-// Bitwise equality, except that NaNs equal NaNs.
-bool SameResults(const Literal& a, const Literal& b, std::string* why) {
-  std::vector<const Literal*> left = a.Leaves(), right = b.Leaves();
-  if (left.size() != right.size()) {
-    *why = absl::StrCat(left.size(), " vs ", right.size(), " results");
-    return false;
-  }
-  for (size_t leaf = 0; leaf < left.size(); ++leaf) {
-    const Literal& x = *left[leaf];
-    const Literal& y = *right[leaf];
-    if (x == y) continue;
-    if (!ShapesCompatible(x.shape(), y.shape())) {
-      *why = absl::StrCat("leaf ", leaf, ": shape ", x.shape().ToString(), " vs ",
-                          y.shape().ToString());
-      return false;
-    }
-    const PrimitiveType type = x.shape().element_type();
-    for (int64_t i = 0; i < x.element_count(); ++i) {
-      if (IsFloatingPointType(type) || IsComplexType(type)) {
-        const std::complex<double> u = x.GetAsComplex(i), v = y.GetAsComplex(i);
-        const bool both_nan = (std::isnan(u.real()) || std::isnan(u.imag())) &&
-                              (std::isnan(v.real()) || std::isnan(v.imag()));
-        if (both_nan) continue;
-        if (u == v && std::signbit(u.real()) == std::signbit(v.real())) continue;
-      } else if (x.GetAsInt64(i) == y.GetAsInt64(i)) {
-        continue;
-      }
-      *why = absl::StrCat("leaf ", leaf, " element ", i, ": evaluator ", x.GetAsDouble(i),
-                          ", arena ", y.GetAsDouble(i));
-      return false;
-    }
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -621,7 +588,7 @@ absl::Status CheckAssignmentOnArena(const HloModule& module, const BufferAssignm
   TS_ASSIGN_OR_RETURN(Literal expected, EvaluateModule(module, arguments));
   TS_ASSIGN_OR_RETURN(Literal actual, RunOnArena(module, assignment, arguments));
   std::string why;
-  if (!SameResults(expected, actual, &why)) {
+  if (!LiteralsEqualNanAware(expected, actual, &why)) {
     return Failed(absl::StrCat("the result differs from the evaluator's: ", why));
   }
   return absl::OkStatus();

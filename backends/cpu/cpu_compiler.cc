@@ -67,6 +67,13 @@ class CpuExecutableBuilder {
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryKernel(const HloInstruction* instruction);
   // A kLoop fusion with a tuple root: one kernel per output, run in turn.
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryMultiOutputKernel(const HloInstruction* fusion);
+  // An unfused dot through RunDot (PlanDot decides).
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryDot(const HloInstruction* dot);
+  // A kOutput fusion of a dot (over two of the fusion's parameters) and an
+  // elementwise epilogue: RunDot into the fusion's result, then the
+  // epilogue as a kernel over the fusion's operands and that result (read
+  // and written in place).
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryOutputFusion(const HloInstruction* fusion);
   absl::StatusOr<std::unique_ptr<CpuThunk>> Fallback(const HloInstruction* instruction,
                                                      std::string reason);
   // Noalias for every buffer whose memory no other buffer of the call
@@ -112,6 +119,13 @@ std::unique_ptr<HloComputation> SingleOpComputation(const HloInstruction* instru
   return computation;
 }
 
+// Clones what `target` uses into `computation` (post order), starting
+// from `map` (which must hold `fused`'s parameters, and may hold other
+// instructions to be replaced), and makes the clone of `target` its root.
+void CloneInto(const HloInstruction* target,
+               absl::flat_hash_map<const HloInstruction*, HloInstruction*> map,
+               HloComputation* computation);
+
 // The part of `fused` (whose root is a tuple) that computes tuple element
 // `output`, over all of `fused`'s parameters (so that kernel buffers stay
 // the fusion's operands, in order).
@@ -124,7 +138,30 @@ std::unique_ptr<HloComputation> ExtractOutput(const HloComputation& fused, int64
     map[parameter] = computation->AddInstruction(
         HloInstruction::CreateParameter(k, parameter->shape(), parameter->name()));
   }
-  const HloInstruction* target = fused.root_instruction()->operand(output);
+  CloneInto(fused.root_instruction()->operand(output), std::move(map), computation.get());
+  return computation;
+}
+
+// `fused` with `replaced` as one more parameter (number
+// fused.num_parameters()), after `fused`'s own.
+std::unique_ptr<HloComputation> WithParameterFor(const HloComputation& fused,
+                                                 const HloInstruction* replaced) {
+  auto computation = std::make_unique<HloComputation>(absl::StrCat(fused.name(), ".epilogue"));
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
+  for (int64_t k = 0; k < fused.num_parameters(); ++k) {
+    const HloInstruction* parameter = fused.parameter_instruction(k);
+    map[parameter] = computation->AddInstruction(
+        HloInstruction::CreateParameter(k, parameter->shape(), parameter->name()));
+  }
+  map[replaced] = computation->AddInstruction(HloInstruction::CreateParameter(
+      fused.num_parameters(), replaced->shape(), absl::StrCat(replaced->name(), ".value")));
+  CloneInto(fused.root_instruction(), std::move(map), computation.get());
+  return computation;
+}
+
+void CloneInto(const HloInstruction* target,
+               absl::flat_hash_map<const HloInstruction*, HloInstruction*> map,
+               HloComputation* computation) {
   // Post order of what `target` uses.
   std::vector<const HloInstruction*> order;
   std::vector<std::pair<const HloInstruction*, size_t>> stack = {{target, 0}};
@@ -149,7 +186,6 @@ std::unique_ptr<HloComputation> ExtractOutput(const HloComputation& fused, int64
     map[h] = computation->AddInstruction(h->CloneWithNewOperands(h->shape(), operands));
   }
   computation->set_root_instruction(map.at(target));
-  return computation;
 }
 
 // Ops the elementwise kernel compiler may accept unfused.
@@ -251,9 +287,16 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
   if (!instruction->shape().IsArray()) {
     return absl::UnimplementedError("the result is not an array");
   }
+  if (instruction->opcode() == HloOpcode::kDot) return TryDot(instruction);
   const HloComputation* computation = nullptr;
   std::unique_ptr<HloComputation> single;
   if (instruction->opcode() == HloOpcode::kFusion) {
+    if (instruction->fusion_kind() == FusionKind::kOutput) {
+      absl::StatusOr<std::unique_ptr<CpuThunk>> thunk = TryOutputFusion(instruction);
+      if (thunk.ok() || !absl::IsUnimplemented(thunk.status())) return thunk;
+      return absl::UnimplementedError(
+          absl::StrCat("kOutput fusion: ", thunk.status().message()));
+    }
     if (instruction->fusion_kind() != FusionKind::kLoop) {
       return absl::UnimplementedError(
           absl::StrCat(FusionKindString(instruction->fusion_kind()), " fusion"));
@@ -291,6 +334,91 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
   const int64_t partitions = Partitions(instruction->shape());
   return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
       instruction->name(), std::move(kernel), std::move(operands), result, partitions));
+}
+
+absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryDot(
+    const HloInstruction* dot) {
+  if (!options_.native_dots) return absl::UnimplementedError("native dots are off");
+  TS_ASSIGN_OR_RETURN(DotShape shape, PlanDot(*dot));
+  if (dot->operand_count() != 2) return absl::UnimplementedError("a dot without two operands");
+  TS_ASSIGN_OR_RETURN(BufferSlice lhs, executable_.assignment_->GetSlice(dot->operand(0), {}));
+  TS_ASSIGN_OR_RETURN(BufferSlice rhs, executable_.assignment_->GetSlice(dot->operand(1), {}));
+  TS_ASSIGN_OR_RETURN(BufferSlice out, executable_.assignment_->GetSlice(dot, {}));
+  if (lhs.size < dot->operand(0)->shape().ByteSize() ||
+      rhs.size < dot->operand(1)->shape().ByteSize() || out.size < dot->shape().ByteSize()) {
+    return absl::InternalError(absl::StrCat("%", dot->name(), ": a slice smaller than its value"));
+  }
+  if (out.Overlaps(lhs) || out.Overlaps(rhs)) {
+    return absl::UnimplementedError("the dot's result overlaps an operand");
+  }
+  return std::unique_ptr<CpuThunk>(
+      std::make_unique<DotThunk>(dot->name(), shape, lhs, rhs, out));
+}
+
+absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
+    const HloInstruction* fusion) {
+  if (!options_.native_dots) return absl::UnimplementedError("native dots are off");
+  const HloComputation& fused = *fusion->fused_computation();
+  const HloInstruction* dot = nullptr;
+  for (const HloInstruction* h : fused.instructions()) {
+    if (h->opcode() == HloOpcode::kParameter || h->opcode() == HloOpcode::kConstant) continue;
+    if (h->opcode() == HloOpcode::kDot) {
+      if (dot != nullptr) return absl::UnimplementedError("more than one dot");
+      dot = h;
+    } else if (!KernelCandidateOpcode(h)) {
+      return absl::UnimplementedError(
+          absl::StrCat("%", h->name(), " (", HloOpcodeString(h->opcode()),
+                       ") in the epilogue"));
+    }
+  }
+  if (dot == nullptr) return absl::UnimplementedError("no dot");
+  if (dot->operand_count() != 2 || dot->operand(0)->opcode() != HloOpcode::kParameter ||
+      dot->operand(1)->opcode() != HloOpcode::kParameter) {
+    return absl::UnimplementedError("the dot's operands are not the fusion's parameters");
+  }
+  if (dot->shape() != fusion->shape()) {
+    return absl::UnimplementedError("the dot's shape is not the fusion's");
+  }
+  const int64_t lhs_number = dot->operand(0)->parameter_number();
+  const int64_t rhs_number = dot->operand(1)->parameter_number();
+  if (fusion->operand(lhs_number)->shape() != dot->operand(0)->shape() ||
+      fusion->operand(rhs_number)->shape() != dot->operand(1)->shape()) {
+    return absl::UnimplementedError("the dot's operand layouts are not the fusion's");
+  }
+  TS_ASSIGN_OR_RETURN(DotShape shape, PlanDot(*dot));
+  std::vector<BufferSlice> operands;
+  for (const HloInstruction* operand : fusion->operands()) {
+    if (!operand->shape().IsArray()) return absl::UnimplementedError("a non-array operand");
+    TS_ASSIGN_OR_RETURN(BufferSlice slice, executable_.assignment_->GetSlice(operand, {}));
+    operands.push_back(slice);
+  }
+  TS_ASSIGN_OR_RETURN(BufferSlice result, executable_.assignment_->GetSlice(fusion, {}));
+  if (result.size < fusion->shape().ByteSize()) {
+    return absl::InternalError(absl::StrCat("%", fusion->name(), ": a slice smaller than its value"));
+  }
+  // The dot writes the result before the epilogue reads the operands.
+  for (const BufferSlice& operand : operands) {
+    if (operand.Overlaps(result)) return absl::UnimplementedError("the result overlaps an operand");
+  }
+  auto dot_thunk = std::make_unique<DotThunk>(absl::StrCat(fusion->name(), ".dot"), shape,
+                                              operands[lhs_number], operands[rhs_number], result);
+  if (fused.root_instruction() == dot) return std::unique_ptr<CpuThunk>(std::move(dot_thunk));
+  std::unique_ptr<HloComputation> epilogue = WithParameterFor(fused, dot);
+  if (!ElementwiseOnlyUse(epilogue->parameter_instruction(fused.num_parameters()))) {
+    return absl::UnimplementedError("the epilogue reads the dot other than elementwise");
+  }
+  std::vector<BufferSlice> kernel_operands = operands;
+  kernel_operands.push_back(result);
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
+                      executable_.kernel_compiler_->Compile(
+                          *epilogue, KernelOptions(kernel_operands, result)));
+  std::vector<std::unique_ptr<CpuThunk>> steps;
+  steps.push_back(std::move(dot_thunk));
+  steps.push_back(std::make_unique<KernelThunk>(absl::StrCat(fusion->name(), ".epilogue"),
+                                                std::move(kernel), std::move(kernel_operands),
+                                                result, Partitions(fusion->shape())));
+  return std::unique_ptr<CpuThunk>(
+      std::make_unique<SequenceThunk>(fusion->name(), std::move(steps)));
 }
 
 absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryMultiOutputKernel(

@@ -42,6 +42,11 @@ struct CpuCompileOptions {
   // Kernels whose result has more elements than this split their outer
   // dimension over the runtime's thread pool (runtime::Executable path).
   int64_t parallel_min_elements = 64 * 1024;
+  // Dots (and kOutput fusions of a dot and an elementwise epilogue) through
+  // Eigen's GEMM (eigen_dot.h) where PlanDot accepts them.  Float sums are
+  // reordered (results differ from the evaluator in the last bits); off:
+  // dots run on the evaluator, bit-exact.
+  bool native_dots = true;
 };
 
 // Errors: a module that does not verify, a pass or buffer assignment that

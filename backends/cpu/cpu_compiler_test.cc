@@ -39,7 +39,10 @@ namespace fs = std::filesystem;
 // of the larger magnitude (in the element type's precision): for kernels
 // with polynomial transcendentals (polynomial_math.h bounds them at 2.5 ulp
 // at most; 4 leaves room for a rounding or two after them).
-bool SameResults(const Literal& a, const Literal& b, std::string* why, double ulps = 0) {
+// With `rtol` > 0, floats may also differ by rtol * (1 + max(|a|, |b|))
+// (native dots sum in another order than the evaluator).
+bool SameResults(const Literal& a, const Literal& b, std::string* why, double ulps = 0,
+                 double rtol = 0) {
   std::vector<const Literal*> left = a.Leaves(), right = b.Leaves();
   if (left.size() != right.size()) {
     *why = absl::StrCat(left.size(), " vs ", right.size(), " result leaves");
@@ -64,6 +67,12 @@ bool SameResults(const Literal& a, const Literal& b, std::string* why, double ul
         if (both_nan) continue;
         if (u == v && std::signbit(u.real()) == std::signbit(v.real()) &&
             std::signbit(u.imag()) == std::signbit(v.imag())) {
+          continue;
+        }
+        if (rtol > 0 && !IsComplexType(type) && std::isfinite(u.real()) &&
+            std::isfinite(v.real()) &&
+            std::abs(u.real() - v.real()) <=
+                rtol * (1 + std::max(std::abs(u.real()), std::abs(v.real())))) {
           continue;
         }
         if (ulps > 0 && !IsComplexType(type)) {
@@ -98,6 +107,12 @@ bool HasTranscendental(absl::string_view text) {
 
 double Tolerance(absl::string_view text, const CpuCompileOptions& options) {
   return options.polynomial_math && HasTranscendental(text) ? 4 : 0;
+}
+
+// Relative tolerance for modules whose dots run through Eigen (reordered
+// sums): 1e-4 on modest values.
+double DotTolerance(absl::string_view text, const CpuCompileOptions& options) {
+  return options.native_dots && absl::StrContains(text, " dot(") ? 1e-4 : 0;
 }
 
 std::vector<Literal> Clone(const std::vector<Literal>& literals) {
@@ -142,7 +157,7 @@ void CheckRuntimeModule(absl::string_view text, const std::vector<Literal>& argu
     if (trial == 0) {
       absl::StatusOr<Literal> actual = (*executable)->RunLiterals(inputs);
       ASSERT_TRUE(actual.ok()) << actual.status();
-      EXPECT_TRUE(SameResults(*expected, *actual, &why, Tolerance(text, options)))
+      EXPECT_TRUE(SameResults(*expected, *actual, &why, Tolerance(text, options), DotTolerance(text, options)))
           << why << "\n" << (*executable)->ToString();
     }
     absl::StatusOr<std::vector<runtime::OwnedBuffer>> in_buffers =
@@ -155,7 +170,7 @@ void CheckRuntimeModule(absl::string_view text, const std::vector<Literal>& argu
     }
     absl::StatusOr<Literal> actual = (*executable)->ResultFromBuffers(outputs);
     ASSERT_TRUE(actual.ok()) << actual.status();
-    EXPECT_TRUE(SameResults(*expected, *actual, &why, Tolerance(text, options)))
+    EXPECT_TRUE(SameResults(*expected, *actual, &why, Tolerance(text, options), DotTolerance(text, options)))
         << "steady state: " << why << "\n" << (*executable)->ToString();
   }
 }
@@ -198,7 +213,7 @@ void CheckModule(absl::string_view text, std::vector<Literal> arguments = {},
     absl::StatusOr<Literal> actual = (*executable)->Run(inputs);
     ASSERT_TRUE(actual.ok()) << actual.status();
     std::string why;
-    EXPECT_TRUE(SameResults(*expected, *actual, &why, Tolerance(text, options)))
+    EXPECT_TRUE(SameResults(*expected, *actual, &why, Tolerance(text, options), DotTolerance(text, options)))
         << why << "\n" << PrintHloModule((*executable)->module()) << "\n"
         << (*executable)->ToString();
   }
@@ -384,7 +399,7 @@ ENTRY main {
   EXPECT_GT(counts.fallback, 0);
 }
 
-TEST(CpuCompilerTest, DotFallsBack) {
+TEST(CpuCompilerTest, DotWithEpilogueRunsNatively) {
   Counts counts;
   CheckModule(R"(
 HloModule dot
@@ -401,7 +416,82 @@ ENTRY main {
 }
 )",
               {}, &counts);
-  EXPECT_GT(counts.fallback, 0);  // the dot, with its epilogue fused (kOutput)
+  EXPECT_EQ(counts.fallback, 0);  // the dot, with its epilogue fused (kOutput)
+  EXPECT_GT(counts.native, 0);
+  CpuCompileOptions evaluator_dots;
+  evaluator_dots.native_dots = false;
+  CheckModule(R"(
+HloModule dot
+ENTRY main {
+  x = f32[16,32] parameter(0)
+  w = f32[32,8] parameter(1)
+  ROOT d = f32[16,8] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)",
+              {}, &counts, evaluator_dots);
+  EXPECT_GT(counts.fallback, 0);
+}
+
+// The benchmark's gemm_bias_gelu at a test size: one kOutput fusion.
+TEST(CpuCompilerTest, GemmBiasGeluRunsNatively) {
+  Counts counts;
+  CheckModule(R"(
+HloModule jit_gemm_bias_gelu
+ENTRY main.1 {
+  a.1 = f32[96,256]{1,0} parameter(0)
+  w.1 = f32[256,80]{1,0} parameter(1)
+  dot_general.1 = f32[96,80]{1,0} dot(a.1, w.1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bias.1 = f32[80]{0} parameter(2)
+  broadcast_in_dim.1 = f32[1,80]{1,0} reshape(bias.1)
+  add.8 = f32[1,80]{1,0} broadcast(broadcast_in_dim.1), dimensions={0,1}
+  add.9 = f32[80]{0} reshape(add.8)
+  add.10 = f32[96,80]{1,0} broadcast(add.9), dimensions={1}
+  add.11 = f32[96,80]{1,0} add(dot_general.1, add.10)
+  integer_pow.2 = f32[96,80]{1,0} multiply(add.11, add.11)
+  integer_pow.3 = f32[96,80]{1,0} multiply(integer_pow.2, add.11)
+  constant.7 = f32[] constant(0.044715)
+  mul.9 = f32[96,80]{1,0} broadcast(constant.7), dimensions={}
+  mul.10 = f32[96,80]{1,0} multiply(integer_pow.3, mul.9)
+  add.12 = f32[96,80]{1,0} add(add.11, mul.10)
+  constant.6 = f32[] constant(0.797884583)
+  mul.8 = f32[96,80]{1,0} broadcast(constant.6), dimensions={}
+  mul.11 = f32[96,80]{1,0} multiply(add.12, mul.8)
+  tanh.1 = f32[96,80]{1,0} tanh(mul.11)
+  constant.5 = f32[] constant(1)
+  add.7 = f32[96,80]{1,0} broadcast(constant.5), dimensions={}
+  add.13 = f32[96,80]{1,0} add(tanh.1, add.7)
+  constant.4 = f32[] constant(0.5)
+  mul.7 = f32[96,80]{1,0} broadcast(constant.4), dimensions={}
+  mul.12 = f32[96,80]{1,0} multiply(add.13, mul.7)
+  ROOT mul.13 = f32[96,80]{1,0} multiply(add.11, mul.12)
+}
+)",
+              {}, &counts);
+  EXPECT_EQ(counts.fallback, 0);
+}
+
+// Unfused dots (batched, transposed operands, s32, a column-major result)
+// through RunDot; a dot feeding a reduce stays unfused.
+TEST(CpuCompilerTest, DotsRunNatively) {
+  Counts counts;
+  CheckModule(R"(
+HloModule dots
+ENTRY main {
+  x = f32[3,40,24] parameter(0)
+  y = f32[3,33,24] parameter(1)
+  d = f32[3,40,33] dot(x, y), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}
+  t = f32[24,40]{0,1} parameter(2)
+  u = f32[24,17] parameter(3)
+  e = f32[40,17]{0,1} dot(t, u), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  i = s32[20,30] parameter(4)
+  j = s32[30,10] parameter(5)
+  k = s32[20,10] dot(i, j), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT r = (f32[3,40,33], f32[40,17]{0,1}, s32[20,10]) tuple(d, e, k)
+}
+)",
+              {}, &counts);
+  EXPECT_EQ(counts.fallback, 0);
+  EXPECT_EQ(counts.native, 3);
 }
 
 TEST(CpuCompilerTest, WhileLoop) {
@@ -543,6 +633,7 @@ TEST(CpuCompilerTest, JaxCorpus) {
     ASSERT_TRUE(expected.ok()) << expected.status();
     CpuCompileOptions exact;
     exact.polynomial_math = false;  // bit-exact against the evaluator
+    exact.native_dots = false;
     absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
         CompileForCpu(*std::move(module), exact);
     ASSERT_TRUE(executable.ok()) << executable.status();
@@ -593,6 +684,7 @@ TEST(CpuCompilerTest, RandomModules) {
       CpuCompileOptions exact;
       exact.polynomial_math = false;  // random chains may amplify any ulp
       exact.parallel_min_elements = seed % 2 == 0 ? 0 : 64 * 1024;
+      exact.native_dots = type == S32;  // wrapping integer sums are exact in any order
       CheckModule(text, {}, &counts, exact);
       native += counts.native;
       fallback += counts.fallback;

@@ -13,6 +13,7 @@
 #include "runtime/conditional_thunk.h"
 #include "runtime/copy_thunk.h"
 #include "runtime/kernel_thunk.h"
+#include "runtime/thread_pool.h"
 #include "runtime/while_thunk.h"
 
 namespace tessera {
@@ -213,6 +214,31 @@ std::string KernelThunk::ToString() const {
   return absl::StrCat("kernel ", name(), " (", absl::StrJoin(in, ", "), ") -> ",
                       SliceString(result_),
                       partitions_ > 1 ? absl::StrCat(" in ", partitions_, " partitions") : "");
+}
+
+// ---------------------------------------------------------------------------
+// DotThunk
+
+absl::Status DotThunk::Execute(const Arena& arena) const {
+  return RunDot(shape_, arena.Address(lhs_), arena.Address(rhs_), arena.Address(out_),
+                &runtime::ThreadPool::Default());
+}
+
+std::string DotThunk::ToString() const {
+  return absl::StrCat("dot ", name(), " ", shape_.ToString(), " (", SliceString(lhs_), ", ",
+                      SliceString(rhs_), ") -> ", SliceString(out_));
+}
+
+std::unique_ptr<runtime::Thunk> DotThunk::Lower() const {
+  const DotShape shape = shape_;
+  return std::make_unique<runtime::HostCallThunk>(
+      name(), std::vector<runtime::BufferSlice>{ToRuntime(lhs_), ToRuntime(rhs_), ToRuntime(out_)},
+      [shape](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
+        runtime::ThreadPool* pool = params.thread_pool != nullptr
+                                        ? params.thread_pool
+                                        : &runtime::ThreadPool::Default();
+        return RunDot(shape, buffers[0], buffers[1], buffers[2], pool);
+      });
 }
 
 // ---------------------------------------------------------------------------

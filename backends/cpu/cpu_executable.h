@@ -13,9 +13,12 @@
 // - KernelThunk: a JIT-compiled elementwise kernel (a kLoop fusion or an
 //   unfused elementwise/broadcast/iota/reshape/transpose/slice/reverse/copy
 //   op) called with the addresses of its operands' and result's slices.
+// - DotThunk: a dot through Eigen's GEMM (RunDot) where PlanDot accepts it;
+//   a kOutput fusion of a dot and an elementwise epilogue is a DotThunk into
+//   the fusion's result, then a KernelThunk updating it in place.
 // - EvaluatorFallbackThunk: one instruction evaluated by the reference
 //   evaluator on literals read from the arena, its result written back
-//   (reductions, dot, gather, scatter, sort, while, conditional, call,
+//   (reductions, dots PlanDot rejects, gather, scatter, sort, while, conditional, call,
 //   multi-output fusions, ...).  Slow, exact; counted, so that what still
 //   runs off the native path is visible.
 //
@@ -32,6 +35,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "backends/cpu/eigen_dot.h"
 #include "backends/cpu/loop_kernel.h"
 #include "hlo/ir/hlo_module.h"
 #include "hlo/ir/literal.h"
@@ -132,6 +136,25 @@ class KernelThunk : public CpuThunk {
   std::vector<BufferSlice> operands_;
   BufferSlice result_;
   int64_t partitions_ = 1;
+};
+
+// A dot through Eigen's GEMM (eigen_dot.h): out = lhs x rhs as `shape`
+// says, split over the thread pool (the runtime's; the default pool when
+// run on an Arena).  `out` overlaps neither operand.  Scratch (16-bit
+// types only) is allocated by RunDot per call.
+class DotThunk : public CpuThunk {
+ public:
+  DotThunk(std::string name, DotShape shape, BufferSlice lhs, BufferSlice rhs, BufferSlice out)
+      : CpuThunk(std::move(name)), shape_(shape), lhs_(lhs), rhs_(rhs), out_(out) {}
+  absl::Status Execute(const Arena& arena) const override;
+  bool native() const override { return true; }
+  std::string ToString() const override;
+  std::unique_ptr<runtime::Thunk> Lower() const override;
+  std::vector<BufferSlice> Slices() const override { return {lhs_, rhs_, out_}; }
+
+ private:
+  DotShape shape_;
+  BufferSlice lhs_, rhs_, out_;
 };
 
 // Thunks run in turn as one (the kernels of one multi-output fusion).

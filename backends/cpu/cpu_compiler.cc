@@ -97,6 +97,20 @@ class CpuExecutableBuilder {
     return runtime::ThreadPool::Default().parallelism();
   }
 
+  // The same for a kernel of `instruction` writing `shape`, where a
+  // reduction's work is its input's: by the largest of `shape` and the
+  // array operands.
+  int64_t WorkPartitions(const Shape& shape, const HloInstruction* instruction) const {
+    int64_t partitions = Partitions(shape);
+    for (const HloInstruction* operand : instruction->operands()) {
+      if (operand->shape().IsArray() && shape.IsArray() &&
+          operand->shape().ElementCount() > shape.ElementCount()) {
+        partitions = std::max(partitions, Partitions(operand->shape()));
+      }
+    }
+    return partitions;
+  }
+
   const CpuCompileOptions& options_;
   CpuExecutable& executable_;
   // The arena holds only the constant allocations (the runtime::Executable
@@ -198,6 +212,7 @@ bool KernelCandidateOpcode(const HloInstruction* instruction) {
     case HloOpcode::kSlice:
     case HloOpcode::kReverse:
     case HloOpcode::kCopy:
+    case HloOpcode::kReduce:
       return true;
     default:
       return instruction->IsElementwise();
@@ -281,7 +296,9 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
     const HloInstruction* instruction) {
   if (!options_.native_kernels) return absl::UnimplementedError("native kernels are off");
   if (instruction->opcode() == HloOpcode::kFusion &&
-      instruction->fusion_kind() == FusionKind::kLoop && instruction->shape().IsTuple()) {
+      (instruction->fusion_kind() == FusionKind::kLoop ||
+       instruction->fusion_kind() == FusionKind::kInput) &&
+      instruction->shape().IsTuple()) {
     return TryMultiOutputKernel(instruction);
   }
   if (!instruction->shape().IsArray()) {
@@ -297,7 +314,10 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
       return absl::UnimplementedError(
           absl::StrCat("kOutput fusion: ", thunk.status().message()));
     }
-    if (instruction->fusion_kind() != FusionKind::kLoop) {
+    // kInput: a reduce hero (loop_kernel.cc folds each result element's
+    // row in the evaluator's order) with its producers and epilogue.
+    if (instruction->fusion_kind() != FusionKind::kLoop &&
+        instruction->fusion_kind() != FusionKind::kInput) {
       return absl::UnimplementedError(
           absl::StrCat(FusionKindString(instruction->fusion_kind()), " fusion"));
     }
@@ -331,7 +351,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
   TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
                       executable_.kernel_compiler_->Compile(
                           *computation, KernelOptions(operands, result)));
-  const int64_t partitions = Partitions(instruction->shape());
+  const int64_t partitions = WorkPartitions(instruction->shape(), instruction);
   return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
       instruction->name(), std::move(kernel), std::move(operands), result, partitions));
 }
@@ -473,7 +493,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryMultiOutputKe
                             *parts[i], KernelOptions(operands, results[i])));
     kernels.push_back(std::make_unique<KernelThunk>(
         absl::StrCat(fusion->name(), "{", i, "}"), std::move(kernel), operands, results[i],
-        Partitions(fusion->shape().tuple_shapes(i))));
+        WorkPartitions(fusion->shape().tuple_shapes(i), fusion)));
   }
   return std::unique_ptr<CpuThunk>(
       std::make_unique<SequenceThunk>(fusion->name(), std::move(kernels)));

@@ -377,26 +377,91 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0);
 }
 
-TEST(CpuCompilerTest, ReduceFallsBack) {
-  Counts counts;
-  CheckModule(R"(
-HloModule reduce
+// The fallbacks of `text` compiled with `options`, one a line.
+std::string Fallbacks(absl::string_view text, const CpuCompileOptions& options = {}) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  if (!module.ok()) return std::string(module.status().message());
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(*std::move(module), options);
+  if (!executable.ok()) return std::string(executable.status().message());
+  std::string out;
+  for (const std::string& f : (*executable)->stats().fallbacks) absl::StrAppend(&out, f, "\n");
+  return out;
+}
+
+// Row reductions (kInput fusions with their producers and epilogue) as
+// kernels, bit-exact with the evaluator (same order of the f32 sums).
+TEST(CpuCompilerTest, ReductionsRunNatively) {
+  const std::string softmax = R"(
+HloModule softmax
 add {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   ROOT s = f32[] add(a, b)
 }
-ENTRY main {
-  x = f32[64,100] parameter(0)
-  e = f32[64,100] exponential(x)
-  z = f32[] constant(0)
-  r = f32[64] reduce(e, z), dimensions={1}, to_apply=add
-  rb = f32[64,100] broadcast(r), dimensions={0}
-  ROOT d = f32[64,100] divide(e, rb)
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
 }
-)",
-              {}, &counts);
-  EXPECT_GT(counts.fallback, 0);
+ENTRY main {
+  x = f32[300,100] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[300] reduce(x, ninf), dimensions={1}, to_apply=max
+  mb = f32[300,100] broadcast(m), dimensions={0}
+  d = f32[300,100] subtract(x, mb)
+  e = f32[300,100] exponential(d)
+  z = f32[] constant(0)
+  s = f32[300] reduce(e, z), dimensions={1}, to_apply=add
+  sb = f32[300,100] broadcast(s), dimensions={0}
+  ROOT r = f32[300,100] divide(e, sb)
+}
+)";
+  Counts counts;
+  CheckModule(softmax, {}, &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(softmax, LibmMath());
+  CpuCompileOptions parallel = LibmMath();
+  parallel.parallel_min_elements = 0;
+  CheckModule(softmax, {}, &counts, parallel);
+
+  // Several reduced dimensions (row-major order), a column reduction, a
+  // full reduction, s32 products and a min, unfused and with an epilogue.
+  const std::string others = R"(
+HloModule reductions
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+mul {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT p = s32[] multiply(a, b)
+}
+min {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] minimum(a, b)
+}
+ENTRY main {
+  x = f32[7,9,33] parameter(0)
+  z = f32[] constant(0)
+  rows = f32[7] reduce(x, z), dimensions={1,2}, to_apply=add
+  cols = f32[7,33] reduce(x, z), dimensions={1}, to_apply=add
+  all = f32[] reduce(x, z), dimensions={0,1,2}, to_apply=add
+  half = f32[] constant(0.5)
+  hb = f32[7] broadcast(half), dimensions={}
+  scaled = f32[7] multiply(rows, hb)
+  i = s32[5,6] parameter(1)
+  one = s32[] constant(1)
+  prod = s32[5] reduce(i, one), dimensions={1}, to_apply=mul
+  big = f32[] constant(1e30)
+  mins = f32[7,9] reduce(x, big), dimensions={2}, to_apply=min
+  ROOT r = (f32[7], f32[7,33], f32[], s32[5], f32[7,9]) tuple(scaled, cols, all, prod, mins)
+}
+)";
+  CheckModule(others, {}, &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(others, LibmMath());
 }
 
 TEST(CpuCompilerTest, DotWithEpilogueRunsNatively) {

@@ -12,7 +12,8 @@
 // Thunks:
 // - KernelThunk: a JIT-compiled elementwise kernel (a kLoop fusion or an
 //   unfused elementwise/broadcast/iota/reshape/transpose/slice/reverse/copy
-//   op) called with the addresses of its operands' and result's slices.
+//   op, a kInput fusion or unfused reduce folding rows in the evaluator's
+//   order) called with the addresses of its operands' and result's slices.
 // - DotThunk: a dot through Eigen's GEMM (RunDot) where PlanDot accepts it;
 //   a kOutput fusion of a dot and an elementwise epilogue is a DotThunk into
 //   the fusion's result, then a KernelThunk updating it in place.

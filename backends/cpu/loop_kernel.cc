@@ -48,6 +48,119 @@ absl::Status CheckArrayShape(const HloInstruction& hlo) {
   return llvm_ir::LayoutStrides(hlo.shape()).status();
 }
 
+// Every transitive user of `hlo` inside its computation is elementwise over
+// `hlo`'s dimensions: a generator for it is called once per element of the
+// kernel's result (a reduce read through a broadcast would be recomputed
+// per element of the broadcast).
+bool ReadOncePerElement(const HloInstruction* hlo) {
+  std::vector<const HloInstruction*> stack = {hlo};
+  while (!stack.empty()) {
+    const HloInstruction* h = stack.back();
+    stack.pop_back();
+    for (const HloInstruction* user : h->users()) {
+      if (!user->IsElementwise() || user->shape().dimensions() != hlo->shape().dimensions()) {
+        return false;
+      }
+      stack.push_back(user);
+    }
+  }
+  return true;
+}
+
+// A generator for a one-operand `reduce` whose reducer is a scalar
+// elementwise computation: per result element, starts from the init value
+// and folds the operand's elements in, reduced dimensions in row-major
+// (logical) order, accumulator first (the evaluator's order, so results
+// match it bit for bit).
+absl::StatusOr<llvm_ir::ElementGenerator> MakeReduceGenerator(
+    const HloInstruction* reduce, const llvm_ir::GeneratorMap& generators,
+    llvm_ir::ElementalIrEmitter* emitter, llvm::IRBuilder<>* b) {
+  if (reduce->operand_count() != 2 || !reduce->shape().IsArray()) {
+    return absl::UnimplementedError(
+        absl::StrCat("%", reduce->name(), ": only one-operand reduces run in kernels"));
+  }
+  const HloComputation* reducer = reduce->to_apply();
+  if (reducer == nullptr || reducer->num_parameters() != 2) {
+    return absl::UnimplementedError(absl::StrCat("%", reduce->name(), ": an unusual reducer"));
+  }
+  const PrimitiveType type = reduce->shape().element_type();
+  for (const HloInstruction* h : reducer->MakeInstructionPostOrder()) {
+    if (!h->shape().IsArray() || h->shape().rank() != 0 || h->shape().element_type() != type) {
+      return absl::UnimplementedError(
+          absl::StrCat("%", reduce->name(), ": the reducer is not scalar ",
+                       PrimitiveTypeName(type)));
+    }
+    if (h->opcode() != HloOpcode::kParameter && h->opcode() != HloOpcode::kConstant &&
+        !h->IsElementwise()) {
+      return absl::UnimplementedError(
+          absl::StrCat("%", reduce->name(), ": the reducer is not elementwise"));
+    }
+  }
+  if (!ReadOncePerElement(reduce)) {
+    return absl::UnimplementedError(
+        absl::StrCat("%", reduce->name(), ": its result is read other than elementwise"));
+  }
+  const HloInstruction* input = reduce->operand(0);
+  const HloInstruction* init = reduce->operand(1);
+  const int64_t rank = input->shape().rank();
+  std::vector<bool> reduced(rank, false);
+  for (int64_t d : reduce->dimensions()) {
+    if (d < 0 || d >= rank) return absl::InvalidArgumentError("bad reduce dimensions");
+    reduced[d] = true;
+  }
+  const Shape input_shape = input->shape();
+  llvm_ir::ElementGenerator input_generator = generators.at(input);
+  llvm_ir::ElementGenerator init_generator = generators.at(init);
+  return llvm_ir::ElementGenerator(
+      [=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        llvm::Type* index_type = index.index_type();
+        TS_ASSIGN_OR_RETURN(llvm::Value * init_value, init_generator(IrIndex(index_type)));
+        // The accumulator lives in a stack slot of the function's entry
+        // block (promoted to a register by mem2reg).
+        llvm::Function* function = b->GetInsertBlock()->getParent();
+        llvm::IRBuilder<> entry_builder(&function->getEntryBlock(),
+                                        function->getEntryBlock().begin());
+        llvm::AllocaInst* slot =
+            entry_builder.CreateAlloca(init_value->getType(), nullptr, "accumulator");
+        b->CreateStore(init_value, slot);
+        std::vector<llvm::Value*> multi_index(rank, nullptr);
+        int64_t kept = 0;
+        for (int64_t d = 0; d < rank; ++d) {
+          if (!reduced[d]) multi_index[d] = index[kept++];
+        }
+        std::vector<llvm_ir::ForLoop> loops;
+        for (int64_t d = 0; d < rank; ++d) {
+          if (!reduced[d]) continue;
+          loops.push_back(llvm_ir::ForLoop::Emit(
+              absl::StrCat(reduce->name(), ".r", d), llvm::ConstantInt::get(index_type, 0),
+              llvm::ConstantInt::get(index_type, input_shape.dimensions(d)), b));
+          multi_index[d] = loops.back().induction_variable();
+        }
+        TS_ASSIGN_OR_RETURN(llvm::Value * x,
+                            input_generator(IrIndex(multi_index, input_shape, index_type)));
+        llvm::Value* accumulator = b->CreateLoad(init_value->getType(), slot);
+        // The reducer, elementally on the two scalars.
+        llvm_ir::GeneratorMap scalar;
+        for (const HloInstruction* h : reducer->MakeInstructionPostOrder()) {
+          if (h->opcode() == HloOpcode::kParameter) {
+            llvm::Value* value = h->parameter_number() == 0 ? accumulator : x;
+            scalar[h] = [value](const IrIndex&) -> absl::StatusOr<llvm::Value*> { return value; };
+          } else if (h->opcode() == HloOpcode::kConstant) {
+            IrArray array = EmitConstantArray(*h, function->getParent());
+            llvm::IRBuilder<>* builder = b;
+            scalar[h] = [array, builder](const IrIndex& i) { return array.EmitRead(i, builder); };
+          } else {
+            TS_ASSIGN_OR_RETURN(scalar[h], emitter->MakeElementGenerator(h, scalar));
+          }
+        }
+        TS_ASSIGN_OR_RETURN(llvm::Value * next,
+                            scalar.at(reducer->root_instruction())(IrIndex(index_type)));
+        b->CreateStore(next, slot);
+        for (auto it = loops.rbegin(); it != loops.rend(); ++it) it->Finish(b);
+        return static_cast<llvm::Value*>(b->CreateLoad(init_value->getType(), slot));
+      });
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LoopKernelCompiler>> LoopKernelCompiler::Create(
@@ -109,6 +222,11 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
       case HloOpcode::kConstant: {
         IrArray array = EmitConstantArray(*hlo, module.module.get());
         generators[hlo] = [array, &b](const IrIndex& index) { return array.EmitRead(index, &b); };
+        break;
+      }
+      case HloOpcode::kReduce: {
+        TS_ASSIGN_OR_RETURN(generators[hlo],
+                            MakeReduceGenerator(hlo, generators, emitter.get(), &b));
         break;
       }
       default: {

@@ -16,6 +16,15 @@
 //   call writes their memory (the body takes them as `noalias` arguments
 //   and is inlined into the entry, which LLVM turns into alias scopes).
 //
+// - one-operand `reduce`s whose reducer is a scalar elementwise computation
+//   (kInput fusions: the reduce with its fused producers and an elementwise
+//   epilogue): each result element starts from the init value and folds
+//   the operand's elements in, reduced dimensions in row-major order,
+//   accumulator first, in the element type -- the evaluator's order, so
+//   results match it bit for bit (with polynomial math off).  A reduce
+//   whose result is read other than elementwise (say, broadcast) inside
+//   the computation is Unimplemented (it would be recomputed per element).
+//
 // This header is free of LLVM; only loop_kernel.cc includes LLVM headers
 // (the `loop_kernel` target), so cpu_compiler stays fast to compile.
 #ifndef TESSERA_BACKENDS_CPU_LOOP_KERNEL_H_

@@ -142,7 +142,9 @@ void CloneInto(const HloInstruction* target,
 
 // The part of `fused` (whose root is a tuple) that computes tuple element
 // `output`, over all of `fused`'s parameters (so that kernel buffers stay
-// the fusion's operands, in order).
+// the fusion's operands, in order), then one parameter per earlier output
+// (number num_parameters() + j for output j < `output`): what an earlier
+// output computed is read from its result, not computed again.
 std::unique_ptr<HloComputation> ExtractOutput(const HloComputation& fused, int64_t output) {
   auto computation =
       std::make_unique<HloComputation>(absl::StrCat(fused.name(), ".output", output));
@@ -151,6 +153,14 @@ std::unique_ptr<HloComputation> ExtractOutput(const HloComputation& fused, int64
     const HloInstruction* parameter = fused.parameter_instruction(k);
     map[parameter] = computation->AddInstruction(
         HloInstruction::CreateParameter(k, parameter->shape(), parameter->name()));
+  }
+  for (int64_t j = 0; j < output; ++j) {
+    const HloInstruction* earlier = fused.root_instruction()->operand(j);
+    HloInstruction* parameter = computation->AddInstruction(HloInstruction::CreateParameter(
+        fused.num_parameters() + j, earlier->shape(), absl::StrCat("output.", j)));
+    if (!map.contains(earlier) || earlier->opcode() != HloOpcode::kParameter) {
+      map[earlier] = parameter;
+    }
   }
   CloneInto(fused.root_instruction()->operand(output), std::move(map), computation.get());
   return computation;
@@ -488,11 +498,15 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryMultiOutputKe
   }
   std::vector<std::unique_ptr<CpuThunk>> kernels;
   for (int64_t i = 0; i < root->operand_count(); ++i) {
+    // The fusion's operands, then the earlier outputs' results.
+    std::vector<BufferSlice> kernel_operands = operands;
+    for (int64_t j = 0; j < i; ++j) kernel_operands.push_back(results[j]);
     TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
                         executable_.kernel_compiler_->Compile(
-                            *parts[i], KernelOptions(operands, results[i])));
+                            *parts[i], KernelOptions(kernel_operands, results[i])));
     kernels.push_back(std::make_unique<KernelThunk>(
-        absl::StrCat(fusion->name(), "{", i, "}"), std::move(kernel), operands, results[i],
+        absl::StrCat(fusion->name(), "{", i, "}"), std::move(kernel),
+        std::move(kernel_operands), results[i],
         WorkPartitions(fusion->shape().tuple_shapes(i), fusion)));
   }
   return std::unique_ptr<CpuThunk>(

@@ -116,12 +116,14 @@ def parse_benchmark_json(text):
 def fma_peak(bin_dir):
     p = subprocess.run([os.path.join(bin_dir, "backends/cpu/eigen_dot_benchmark"),
                         "--benchmark_filter=BM_FmaPeak", "--benchmark_format=json",
-                        "--benchmark_min_time=0.3"], capture_output=True, text=True, timeout=300)
+                        "--benchmark_min_time=0.2", "--benchmark_repetitions=3"],
+                       capture_output=True, text=True, timeout=300)
     data = parse_benchmark_json(p.stdout) or {}
     out = {}
     for b in data.get("benchmarks", []):
-        if "GFLOP" in b and not b.get("error_occurred"):
-            out["gflops_1" if b["name"].startswith("BM_FmaPeak/1/") else "gflops_n"] = b["GFLOP"]
+        if "GFLOP" in b and not b.get("error_occurred") and b.get("run_type") != "aggregate":
+            key = "gflops_1" if b["name"].startswith("BM_FmaPeak/1/") else "gflops_n"
+            out[key] = max(out.get(key, 0), b["GFLOP"])  # the best repetition
     if not out:
         log("BM_FmaPeak gave no figure (no AVX-512F?)")
     return out
@@ -210,6 +212,8 @@ def print_table(rows, limits, peers_missing, out=sys.stdout):
                      [best_name or "-", f"{ratio:.2f}x" if ratio else "-", achieved, pct,
                       fmt(t.get("compile_ms")), fmt(r.get("jax", {}).get("compile_ms")),
                       fmt(r.get("torch_compile", {}).get("compile_ms"))])
+    over = [row[0] for row in table[1:] if row[10].split("%")[0].isdigit()
+            and int(row[10].split("%")[0]) > 100]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for i, row in enumerate(table):
         print("  ".join(c.ljust(w) if j == 0 else c.rjust(w)
@@ -226,7 +230,11 @@ def print_table(rows, limits, peers_missing, out=sys.stdout):
     print("torch eager: the faster of as-written and preallocated outputs (out=).  "
           "Eigen: Tensor contraction on a 2-thread pool; OpenBLAS: numpy np.dot(out=).  "
           "compile XLA: jax.jit(f).lower().compile(); compile torch: torch.compile's first "
-          "call.", file=out)
+          "call (Inductor's caches off).", file=out)
+    if over:
+        print(f"Over 100% ({', '.join(over)}): the limit measured in this run was depressed by "
+              "other load on this shared machine; rerun when it is quiet for honest percentages.",
+              file=out)
     if notes:
         print("[FB k/n]: k of the module's n compiled instructions still run on Tessera's "
               "evaluator fallback (expected to be slow until their native kernels land):",
@@ -294,10 +302,12 @@ def main(argv=None):
     if have_torch:
         log("PyTorch peer (eager" + ("" if args.no_torch_compile else " and torch.compile") + ")")
         cmd = [sys.executable, os.path.join(BENCH, "peers/torch_peer.py")] + iters + modules
+        # Cold compiles, as jax.jit's: Inductor's on-disk cache would hide them.
+        torch_env = dict(env, TORCHINDUCTOR_FORCE_DISABLE_CACHES="1")
         if args.no_torch_compile:
             cmd.append("--no-compile")
             missing.append("torch.compile: skipped (--no-torch-compile)")
-        for r in run_json(cmd, 3600, env=env, what="torch_peer"):
+        for r in run_json(cmd, 3600, env=torch_env, what="torch_peer"):
             if r["name"] in rows:
                 rows[r["name"]][r["peer"]] = r
     else:

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/conv_thunk.h"
 #include "backends/cpu/loop_kernel.h"
 #include "runtime/thread_pool.h"
 #include "hlo/analysis/hlo_verifier.h"
@@ -15,6 +16,7 @@
 #include "passes/memory/buffer_assignment.h"
 #include "backends/interpreter/interpreter_backend.h"
 #include "runtime/buffer_allocations.h"
+#include "runtime/kernel_thunk.h"
 
 namespace tessera {
 namespace cpu {
@@ -119,6 +121,43 @@ class CpuExecutableBuilder {
 };
 
 namespace {
+
+// An unfused 2-D convolution as im2col + GEMM (conv_thunk.h).
+class ConvThunk : public CpuThunk {
+ public:
+  ConvThunk(std::string name, ConvPlan plan, BufferSlice input, BufferSlice kernel,
+            BufferSlice out)
+      : CpuThunk(std::move(name)), plan_(plan), input_(input), kernel_(kernel), out_(out) {}
+  absl::Status Execute(const Arena& arena) const override {
+    return RunConvolution(plan_, arena.Address(input_), arena.Address(kernel_),
+                          arena.Address(out_), &runtime::ThreadPool::Default());
+  }
+  bool native() const override { return true; }
+  std::string ToString() const override {
+    auto slice = [](const BufferSlice& s) {
+      return absl::StrCat("a", s.allocation, "[", s.offset, ", ", s.offset + s.size, ")");
+    };
+    return absl::StrCat("convolution ", name(), " ", plan_.ToString(), " (", slice(input_), ", ",
+                        slice(kernel_), ") -> ", slice(out_));
+  }
+  std::unique_ptr<runtime::Thunk> Lower() const override {
+    const ConvPlan plan = plan_;
+    return std::make_unique<runtime::HostCallThunk>(
+        name(),
+        std::vector<runtime::BufferSlice>{ToRuntime(input_), ToRuntime(kernel_), ToRuntime(out_)},
+        [plan](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
+          runtime::ThreadPool* pool = params.thread_pool != nullptr
+                                          ? params.thread_pool
+                                          : &runtime::ThreadPool::Default();
+          return RunConvolution(plan, buffers[0], buffers[1], buffers[2], pool);
+        });
+  }
+  std::vector<BufferSlice> Slices() const override { return {input_, kernel_, out_}; }
+
+ private:
+  ConvPlan plan_;
+  BufferSlice input_, kernel_, out_;
+};
 
 std::unique_ptr<HloComputation> SingleOpComputation(const HloInstruction* instruction) {
   auto computation = std::make_unique<HloComputation>(absl::StrCat("cpu.", instruction->name()));
@@ -315,6 +354,20 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
     return absl::UnimplementedError("the result is not an array");
   }
   if (instruction->opcode() == HloOpcode::kDot) return TryDot(instruction);
+  if (instruction->opcode() == HloOpcode::kConvolution) {
+    if (!options_.native_dots) return absl::UnimplementedError("native dots are off");
+    TS_ASSIGN_OR_RETURN(ConvPlan plan, PlanConvolution(*instruction));
+    TS_ASSIGN_OR_RETURN(BufferSlice in,
+                        executable_.assignment_->GetSlice(instruction->operand(0), {}));
+    TS_ASSIGN_OR_RETURN(BufferSlice ker,
+                        executable_.assignment_->GetSlice(instruction->operand(1), {}));
+    TS_ASSIGN_OR_RETURN(BufferSlice out, executable_.assignment_->GetSlice(instruction, {}));
+    if (out.Overlaps(in) || out.Overlaps(ker)) {
+      return absl::UnimplementedError("the convolution's result overlaps an operand");
+    }
+    return std::unique_ptr<CpuThunk>(
+        std::make_unique<ConvThunk>(instruction->name(), plan, in, ker, out));
+  }
   const HloComputation* computation = nullptr;
   std::unique_ptr<HloComputation> single;
   if (instruction->opcode() == HloOpcode::kFusion) {

@@ -109,10 +109,13 @@ double Tolerance(absl::string_view text, const CpuCompileOptions& options) {
   return options.polynomial_math && HasTranscendental(text) ? 4 : 0;
 }
 
-// Relative tolerance for modules whose dots run through Eigen (reordered
+// Relative tolerance for modules whose dots (and convolutions) run through Eigen (reordered
 // sums): 1e-4 on modest values.
 double DotTolerance(absl::string_view text, const CpuCompileOptions& options) {
-  return options.native_dots && absl::StrContains(text, " dot(") ? 1e-4 : 0;
+  return options.native_dots &&
+                 (absl::StrContains(text, " dot(") || absl::StrContains(text, " convolution("))
+             ? 1e-4
+             : 0;
 }
 
 std::vector<Literal> Clone(const std::vector<Literal>& literals) {
@@ -557,6 +560,28 @@ ENTRY main {
               {}, &counts);
   EXPECT_EQ(counts.fallback, 0);
   EXPECT_EQ(counts.native, 3);
+}
+
+TEST(CpuCompilerTest, ConvolutionsRunNatively) {
+  Counts counts;
+  CheckModule(R"(
+HloModule convs
+ENTRY main {
+  x = f32[2,12,12,8] parameter(0)
+  k = f32[3,3,8,16] parameter(1)
+  c = f32[2,6,6,16] convolution(x, k), window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  y = f32[2,8,10,10] parameter(2)
+  w = f32[4,8,3,3] parameter(3)
+  d = f32[2,4,8,10]{1,3,2,0} convolution(y, w), window={size=3x3 pad=0_2x1_1 rhs_dilate=2x1}, dim_labels=bf01_oi01->bf01
+  g = f32[2,8,8,4] parameter(4)
+  h = f32[3,3,2,4] parameter(5)
+  e = f32[2,6,6,4] convolution(g, h), window={size=3x3}, dim_labels=b01f_01io->b01f, feature_group_count=2
+  ROOT r = (f32[2,6,6,16], f32[2,4,8,10]{1,3,2,0}, f32[2,6,6,4]) tuple(c, d, e)
+}
+)",
+              {}, &counts);
+  EXPECT_EQ(counts.native, 2);
+  EXPECT_EQ(counts.fallback, 1);  // feature groups: the evaluator
 }
 
 TEST(CpuCompilerTest, WhileLoop) {

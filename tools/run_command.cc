@@ -1,10 +1,13 @@
 #include "tools/run_command.h"
 
+#include <cmath>
+#include <complex>
 #include <filesystem>
 #include <random>
 
 #include "absl/strings/str_cat.h"
 #include "absl/algorithm/container.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "tools/backend_registry.h"
 #include "hlo/ir/npy.h"
@@ -26,6 +29,10 @@ const std::vector<FlagSpec>& RunFlags() {
       {"seed", true, false, "seed for --random_inputs (default 0)"},
       {"output_dir", true, false, "write output_<i>.npy for every leaf of the result"},
       {"print", false, false, "print the results (the default without --output_dir)"},
+      {"compare_with", true, false, "also run on this backend and report the largest absolute "
+                                    "and relative error per output"},
+      {"tolerance", true, false, "with --compare_with: fail when an element differs by more "
+                                 "than T * (1 + |reference|) (default 1e-5; integers exactly)"},
   };
   return *flags;
 }
@@ -47,8 +54,9 @@ std::string Summarize(const Literal& literal) {
 
 std::string RunUsage() {
   return absl::StrCat(
-      "usage: tessera run MODULE [--backend=interpreter] [--input=FILE.npy ...]\n"
+      "usage: tessera run MODULE [--backend=interpreter|cpu] [--input=FILE.npy ...]\n"
       "                  [--random_inputs --seed=N] [--output_dir=DIR] [--print]\n"
+      "                  [--compare_with=BACKEND [--tolerance=T]]\n"
       "Runs MODULE (HLO text or a binary HloModuleProto) on the given arguments, or\n"
       "on seeded random ones, and prints its results or writes them as .npy files.\n",
       FlagsHelp(RunFlags()));
@@ -97,6 +105,51 @@ absl::StatusOr<std::vector<Literal>> RandomArguments(const HloModule& module, ui
   return arguments;
 }
 
+absl::Status CompareResults(const Literal& expected, const Literal& actual, double tolerance,
+                            absl::string_view backend, absl::string_view reference,
+                            std::ostream& out) {
+  std::vector<const Literal*> want = expected.Leaves(), got = actual.Leaves();
+  if (want.size() != got.size()) {
+    return absl::InternalError(absl::StrCat(backend, " gave ", got.size(), " outputs, ",
+                                            reference, " ", want.size()));
+  }
+  std::vector<std::string> failures;
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (!want[i]->shape().IsArray()) continue;
+    double max_abs = 0, max_rel = 0;
+    bool beyond = false;
+    const PrimitiveType type = want[i]->shape().element_type();
+    const bool inexact = IsFloatingPointType(type) || IsComplexType(type);
+    for (int64_t j = 0; j < want[i]->element_count(); ++j) {
+      const std::complex<double> a = want[i]->GetAsComplex(j), b = got[i]->GetAsComplex(j);
+      const bool a_nan = std::isnan(a.real()) || std::isnan(a.imag());
+      const bool b_nan = std::isnan(b.real()) || std::isnan(b.imag());
+      if (a_nan || b_nan) {
+        if (a_nan != b_nan) {  // NaN on one side only: as far apart as can be
+          beyond = true;
+          max_abs = max_rel = INFINITY;
+        }
+        continue;
+      }
+      if (a == b) continue;
+      const double abs_error = std::abs(a - b);
+      const double rel_error = abs_error / std::max(std::abs(a), 1e-300);
+      max_abs = std::max(max_abs, abs_error);
+      max_rel = std::max(max_rel, rel_error);
+      if (!inexact || !(abs_error <= tolerance * (1 + std::abs(a)))) beyond = true;
+    }
+    out << "output " << i << ": max abs error " << max_abs << ", max rel error " << max_rel
+        << " (" << backend << " vs " << reference << ")\n";
+    if (beyond) failures.push_back(absl::StrCat(i));
+  }
+  if (!failures.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "tessera run: ", backend, " and ", reference, " differ beyond --tolerance=", tolerance,
+        " in output(s) ", absl::StrJoin(failures, ", ")));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RunRunCommand(const std::vector<std::string>& args, std::ostream& out) {
   TS_ASSIGN_OR_RETURN(CommandLine cl, CommandLine::Parse("run", args, RunFlags()));
   if (cl.positional().size() != 1) {
@@ -117,6 +170,18 @@ absl::Status RunRunCommand(const std::vector<std::string>& args, std::ostream& o
         "tessera run: give either --input files or --random_inputs, not both");
   }
   TS_ASSIGN_OR_RETURN(int64_t seed, cl.GetInt("seed", 0));
+  const std::string reference_backend = cl.Get("compare_with");
+  if (!reference_backend.empty() && absl::c_find(backends, reference_backend) == backends.end()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tessera run: unknown --compare_with backend '", reference_backend, "' (available: ",
+        absl::StrJoin(backends, ", "), ")"));
+  }
+  double tolerance = 1e-5;
+  if (cl.Has("tolerance") && (!absl::SimpleAtod(cl.Get("tolerance"), &tolerance) ||
+                              !(tolerance >= 0))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tessera run: --tolerance needs a number >= 0; got '", cl.Get("tolerance"), "'"));
+  }
   TS_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(cl.positional()[0]));
 
   std::vector<Literal> arguments;
@@ -150,6 +215,15 @@ absl::Status RunRunCommand(const std::vector<std::string>& args, std::ostream& o
     for (size_t i = 0; i < leaves.size(); ++i) {
       out << "output " << i << ": " << Summarize(*leaves[i]) << "\n";
     }
+  }
+  if (!reference_backend.empty()) {
+    TS_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> reference_module,
+                        LoadModule(cl.positional()[0]));
+    TS_ASSIGN_OR_RETURN(std::unique_ptr<HloExecutable> reference,
+                        CompileForBackend(reference_backend, std::move(reference_module)));
+    TS_ASSIGN_OR_RETURN(Literal expected, reference->RunLiterals(arguments));
+    TS_RETURN_IF_ERROR(
+        CompareResults(expected, result, tolerance, backend, reference_backend, out));
   }
   return absl::OkStatus();
 }

@@ -148,6 +148,37 @@ TEST_F(RunCommandTest, CpuBackendPrintsWhatTheInterpreterPrints) {
   EXPECT_EQ(cpu, interpreter);
 }
 
+TEST_F(RunCommandTest, CompareWithReportsErrorsPerOutput) {
+  std::string out;
+  ASSERT_TRUE(
+      RunTessera({module_, "--backend=cpu", "--compare_with=interpreter"}, &out).ok());
+  EXPECT_THAT(out, HasSubstr("output 0: max abs error "));
+  EXPECT_THAT(out, HasSubstr("(cpu vs interpreter)"));
+}
+
+TEST_F(RunCommandTest, CompareWithFailsBeyondTolerance) {
+  // Polynomial exp on the CPU is within ~1 ulp of the C library's, not equal.
+  const std::string path = WriteModule("exp.hlo", R"(HloModule exps
+ENTRY main {
+  x = f32[4096] parameter(0)
+  ROOT e = f32[4096] exponential(x)
+}
+)");
+  absl::Status status =
+      RunTessera({path, "--backend=cpu", "--compare_with=interpreter", "--tolerance=0"});
+  EXPECT_THAT(status.message(),
+              HasSubstr("cpu and interpreter differ beyond --tolerance=0 in output(s) 0"));
+  EXPECT_TRUE(
+      RunTessera({path, "--backend=cpu", "--compare_with=interpreter", "--tolerance=1e-6"}).ok());
+}
+
+TEST_F(RunCommandTest, CompareWithErrors) {
+  EXPECT_THAT(RunTessera({module_, "--compare_with=gpu"}).message(),
+              HasSubstr("unknown --compare_with backend 'gpu'"));
+  EXPECT_THAT(RunTessera({module_, "--compare_with=cpu", "--tolerance=abc"}).message(),
+              HasSubstr("--tolerance needs a number >= 0; got 'abc'"));
+}
+
 TEST_F(RunCommandTest, BadSeed) {
   EXPECT_THAT(RunTessera({module_, "--seed=x1"}).message(),
               HasSubstr("--seed needs an integer; got 'x1'"));

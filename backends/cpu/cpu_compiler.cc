@@ -777,19 +777,29 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryControlFlow(
   }
 }
 
+namespace {
+
+// What both entry points do first: check, verify, and run the fusion
+// pipeline (fusion, copy insertion, scheduling) unless told not to.
+absl::Status PrepareModule(absl::string_view caller, HloModule* module,
+                           const CpuCompileOptions& options) {
+  if (module == nullptr || module->entry_computation() == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(caller, ": no module or no entry computation"));
+  }
+  TS_RETURN_IF_ERROR(VerifyHloModule(*module));
+  if (!options.run_fusion_pipeline) return absl::OkStatus();
+  FusionPipelineOptions fusion;
+  fusion.cost = options.fusion_cost;
+  return MakeFusionPipeline(fusion, {})->Run(module).status();
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(std::unique_ptr<HloModule> module,
                                                              const CpuCompileOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  if (module == nullptr || module->entry_computation() == nullptr) {
-    return absl::InvalidArgumentError("CompileForCpu: no module or no entry computation");
-  }
-  TS_RETURN_IF_ERROR(VerifyHloModule(*module));
-  if (options.run_fusion_pipeline) {
-    FusionPipelineOptions fusion;
-    fusion.cost = options.fusion_cost;
-    std::unique_ptr<PassPipeline> pipeline = MakeFusionPipeline(fusion, {});
-    TS_RETURN_IF_ERROR(pipeline->Run(module.get()).status());
-  }
+  TS_RETURN_IF_ERROR(PrepareModule("CompileForCpu", module.get(), options));
   TS_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable,
                       CpuExecutableBuilder::Create(std::move(module), options));
   CpuExecutableBuilder::SetCompileTime(
@@ -933,16 +943,7 @@ absl::StatusOr<std::unique_ptr<runtime::Executable>> CpuExecutableBuilder::ToRun
 absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForCpuExecutable(
     std::unique_ptr<HloModule> module, const CpuCompileOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  if (module == nullptr || module->entry_computation() == nullptr) {
-    return absl::InvalidArgumentError("CompileForCpuExecutable: no module or no entry computation");
-  }
-  TS_RETURN_IF_ERROR(VerifyHloModule(*module));
-  if (options.run_fusion_pipeline) {
-    FusionPipelineOptions fusion;
-    fusion.cost = options.fusion_cost;
-    std::unique_ptr<PassPipeline> pipeline = MakeFusionPipeline(fusion, {});
-    TS_RETURN_IF_ERROR(pipeline->Run(module.get()).status());
-  }
+  TS_RETURN_IF_ERROR(PrepareModule("CompileForCpuExecutable", module.get(), options));
   TS_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable,
                       CpuExecutableBuilder::Create(std::move(module), options,
                                                    /*runtime_only=*/true));

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/llvm_ir/elemental_ir_emitter.h"
 #include "backends/llvm_ir/llvm_jit_internal.h"
+#include "backends/llvm_ir/kernel_support.h"
 #include "backends/llvm_ir/loop_emitter.h"
 #include "backends/llvm_ir/polynomial_math.h"
 #include "hlo/ir/status_macros.h"
@@ -22,31 +23,11 @@ namespace {
 using llvm_ir::IrArray;
 using llvm_ir::IrIndex;
 
-llvm::StringRef Ref(absl::string_view text) { return llvm::StringRef(text.data(), text.size()); }
+using llvm_ir::CheckKernelArrayShape;
+using llvm_ir::EmitConstantArray;
+using llvm_ir::ToStringRef;
 
-// A constant's elements as a private global (row-major, like the literal).
-IrArray EmitConstantArray(const HloInstruction& constant, llvm::Module* module) {
-  const Literal& literal = constant.literal();
-  const auto* data = static_cast<const uint8_t*>(literal.untyped_data());
-  llvm::Constant* initializer = llvm::ConstantDataArray::get(
-      module->getContext(), llvm::ArrayRef<uint8_t>(data, literal.size_bytes()));
-  auto* global = new llvm::GlobalVariable(*module, initializer->getType(), /*isConstant=*/true,
-                                          llvm::GlobalValue::PrivateLinkage, initializer,
-                                          Ref(absl::StrCat("constant.", constant.name())));
-  global->setAlignment(llvm::Align(64));
-  global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
-  Shape shape = constant.shape();
-  shape.set_layout(Layout::Descending(shape.rank()));
-  return IrArray(global, shape);
-}
 
-absl::Status CheckArrayShape(const HloInstruction& hlo) {
-  if (!hlo.shape().IsArray()) {
-    return absl::UnimplementedError(absl::StrCat("%", hlo.name(), ": loop kernels take ",
-                                                 "arrays only, not ", hlo.shape().ToString()));
-  }
-  return llvm_ir::LayoutStrides(hlo.shape()).status();
-}
 
 // Every transitive user of `hlo` inside its computation is elementwise over
 // `hlo`'s dimensions: a generator for it is called once per element of the
@@ -175,7 +156,7 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   const HloInstruction* root = computation.root_instruction();
   if (root == nullptr) return absl::InvalidArgumentError("computation has no root");
   for (const HloInstruction* hlo : computation.MakeInstructionPostOrder()) {
-    TS_RETURN_IF_ERROR(CheckArrayShape(*hlo));
+    TS_RETURN_IF_ERROR(CheckKernelArrayShape(*hlo));
   }
   const std::string name = absl::StrCat("loop_kernel_", next_kernel_++);
   const int64_t buffer_count = computation.num_parameters() + 1;
@@ -193,7 +174,7 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   body_arguments.push_back(i64);
   llvm::Function* body = llvm::Function::Create(
       llvm::FunctionType::get(b.getVoidTy(), body_arguments, /*isVarArg=*/false),
-      llvm::GlobalValue::InternalLinkage, Ref(absl::StrCat(name, ".body")), module.module.get());
+      llvm::GlobalValue::InternalLinkage, ToStringRef(absl::StrCat(name, ".body")), module.module.get());
   body->setDoesNotThrow();
   body->addFnAttr(llvm::Attribute::AlwaysInline);
   for (int64_t i = 0; i < buffer_count; ++i) {
@@ -275,13 +256,13 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   // The entry: void name(ptr buffers, i64 begin, i64 end).
   llvm::Function* entry = llvm::Function::Create(
       llvm::FunctionType::get(b.getVoidTy(), {pointer, i64, i64}, /*isVarArg=*/false),
-      llvm::GlobalValue::ExternalLinkage, Ref(name), module.module.get());
+      llvm::GlobalValue::ExternalLinkage, ToStringRef(name), module.module.get());
   entry->setDoesNotThrow();
   b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", entry));
   std::vector<llvm::Value*> call_arguments;
   for (int64_t i = 0; i < buffer_count; ++i) {
     llvm::Value* slot = b.CreateConstInBoundsGEP1_64(pointer, entry->getArg(0), i);
-    call_arguments.push_back(b.CreateLoad(pointer, slot, Ref(absl::StrCat("buffer", i))));
+    call_arguments.push_back(b.CreateLoad(pointer, slot, ToStringRef(absl::StrCat("buffer", i))));
   }
   call_arguments.push_back(entry->getArg(1));
   call_arguments.push_back(entry->getArg(2));

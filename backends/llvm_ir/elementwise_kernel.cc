@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/llvm_ir/elemental_ir_emitter.h"
 #include "backends/llvm_ir/llvm_jit_internal.h"
+#include "backends/llvm_ir/kernel_support.h"
 #include "backends/llvm_ir/loop_emitter.h"
 #include "hlo/ir/status_macros.h"
 #include "llvm/IR/Constants.h"
@@ -22,7 +23,6 @@ namespace llvm_ir {
 
 namespace {
 
-llvm::StringRef Ref(absl::string_view text) { return llvm::StringRef(text.data(), text.size()); }
 
 // Copies the elements of a dense array between row-major order and the
 // order of `shape`'s layout.
@@ -45,30 +45,7 @@ absl::Status Relayout(const Shape& shape, const uint8_t* from, uint8_t* to, bool
   return absl::OkStatus();
 }
 
-// A constant's elements as a private global (row-major, like the literal)
-// and the shape to index it with.
-IrArray EmitConstantArray(const HloInstruction& constant, llvm::Module* module) {
-  const Literal& literal = constant.literal();
-  const auto* data = static_cast<const uint8_t*>(literal.untyped_data());
-  llvm::Constant* initializer = llvm::ConstantDataArray::get(
-      module->getContext(), llvm::ArrayRef<uint8_t>(data, literal.size_bytes()));
-  auto* global = new llvm::GlobalVariable(*module, initializer->getType(), /*isConstant=*/true,
-                                          llvm::GlobalValue::PrivateLinkage, initializer,
-                                          Ref(absl::StrCat("constant.", constant.name())));
-  global->setAlignment(llvm::Align(64));
-  global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
-  Shape shape = constant.shape();
-  shape.set_layout(Layout::Descending(shape.rank()));
-  return IrArray(global, shape);
-}
 
-absl::Status CheckArrayShape(const HloInstruction& hlo) {
-  if (!hlo.shape().IsArray()) {
-    return absl::UnimplementedError(absl::StrCat("%", hlo.name(), ": elementwise kernels take ",
-                                                 "arrays only, not ", hlo.shape().ToString()));
-  }
-  return LayoutStrides(hlo.shape()).status();
-}
 
 }  // namespace
 
@@ -91,7 +68,7 @@ absl::StatusOr<std::unique_ptr<ElementwiseKernel>> ElementwiseKernelCompiler::Co
   llvm::Type* pointer = llvm::PointerType::get(context, 0);
   llvm::Function* function = llvm::Function::Create(
       llvm::FunctionType::get(b.getVoidTy(), {pointer}, /*isVarArg=*/false),
-      llvm::GlobalValue::ExternalLinkage, Ref(name), module.module.get());
+      llvm::GlobalValue::ExternalLinkage, ToStringRef(name), module.module.get());
   function->setDoesNotThrow();
   llvm::Argument* buffers = function->getArg(0);
   buffers->setName("buffers");
@@ -99,18 +76,18 @@ absl::StatusOr<std::unique_ptr<ElementwiseKernel>> ElementwiseKernelCompiler::Co
 
   auto buffer = [&](int64_t i, absl::string_view buffer_name) {
     llvm::Value* slot = b.CreateConstInBoundsGEP1_64(pointer, buffers, i);
-    return b.CreateLoad(pointer, slot, Ref(buffer_name));
+    return b.CreateLoad(pointer, slot, ToStringRef(buffer_name));
   };
 
   ElementalIrEmitter emitter(module.module.get(), &b);
   GeneratorMap generators;
   auto kernel = std::unique_ptr<ElementwiseKernel>(new ElementwiseKernel());
   for (const HloInstruction* parameter : computation.parameter_instructions()) {
-    TS_RETURN_IF_ERROR(CheckArrayShape(*parameter));
+    TS_RETURN_IF_ERROR(CheckKernelArrayShape(*parameter));
     kernel->parameter_shapes_.push_back(parameter->shape());
   }
   for (const HloInstruction* hlo : computation.MakeInstructionPostOrder()) {
-    TS_RETURN_IF_ERROR(CheckArrayShape(*hlo));
+    TS_RETURN_IF_ERROR(CheckKernelArrayShape(*hlo));
     switch (hlo->opcode()) {
       case HloOpcode::kParameter: {
         IrArray array(buffer(hlo->parameter_number(), hlo->name()), hlo->shape());

@@ -1,6 +1,7 @@
 #include "backends/interpreter/interpreter_backend.h"
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -14,6 +15,12 @@
 
 namespace tessera {
 namespace {
+
+// A program that maps argument literals to the result literal.
+using LiteralProgram = std::function<absl::StatusOr<Literal>(std::vector<Literal> arguments)>;
+
+absl::StatusOr<std::unique_ptr<HloExecutable>> CompileLiteralProgram(
+    const HloModule& module, LiteralProgram program, std::shared_ptr<const void> owned);
 
 // The position of the array leaf at `index` of shapes[which] among all
 // array leaves of `shapes`, in order; -1 when that is not an array leaf.
@@ -122,6 +129,12 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> InterpreterBackend::Compile(
       std::move(owned));
 }
 
+namespace {
+
+// Puts a literal-level program with `module`'s entry signature behind the
+// executable interface: one host-call thunk that reads the argument buffers
+// into literals, runs `program`, and writes the result buffers.  `owned`
+// lives as long as the executable.
 absl::StatusOr<std::unique_ptr<HloExecutable>> CompileLiteralProgram(
     const HloModule& module, LiteralProgram program, std::shared_ptr<const void> owned) {
   TS_ASSIGN_OR_RETURN(ProgramShape program_shape, EntryProgramShape(module));
@@ -194,5 +207,7 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> CompileLiteralProgram(
                                                   std::move(result_slices), std::move(resources)));
   return HloExecutable::Create(std::move(program_shape), std::move(executable));
 }
+
+}  // namespace
 
 }  // namespace tessera

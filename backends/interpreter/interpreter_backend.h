@@ -18,9 +18,6 @@
 
 #include <memory>
 
-#include <functional>
-#include <vector>
-
 #include "absl/status/statusor.h"
 #include "backends/common/hlo_executable.h"
 #include "hlo/ir/hlo_module.h"
@@ -44,17 +41,6 @@ class InterpreterBackend {
       const HloModule& module, std::shared_ptr<const HloModule> owned) const;
 };
 
-// A program that maps argument literals to the result literal.
-using LiteralProgram = std::function<absl::StatusOr<Literal>(std::vector<Literal> arguments)>;
-
-// Puts a literal-level program with `module`'s entry signature behind the
-// executable interface, as the interpreter does with the evaluator: one
-// host-call thunk that reads the argument buffers into literals, runs
-// `program`, and writes the result buffers.  `keep_alive` lives as long as
-// the executable.  (The CPU backend goes through this until it runs on
-// runtime::Executable itself.)
-absl::StatusOr<std::unique_ptr<HloExecutable>> CompileLiteralProgram(
-    const HloModule& module, LiteralProgram program, std::shared_ptr<const void> keep_alive);
 
 // The entry's parameters (with names) and result as callers lay them out:
 // entry_computation_layout's shapes when the module has one (checked

@@ -25,8 +25,8 @@
 #include "passes/memory/buffer_assignment.h"
 #include "passes/memory/copy_insertion.h"
 #include "passes/schedule/hlo_scheduler.h"
-#include "tests/random_control_flow_module.h"
-#include "tests/random_module.h"
+#include "hlo/testing/random_control_flow_module.h"
+#include "hlo/testing/random_module.h"
 
 namespace tessera {
 namespace {

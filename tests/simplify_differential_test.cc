@@ -24,7 +24,7 @@
 #include "hlo/ir/random_literal.h"
 #include "hlo/parser/hlo_parser.h"
 #include "passes/pass_registry.h"
-#include "tests/random_module.h"
+#include "hlo/testing/random_module.h"
 #include "hlo/parser/hlo_printer.h"
 
 namespace tessera {

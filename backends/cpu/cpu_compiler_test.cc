@@ -25,8 +25,8 @@
 #include "hlo/parser/hlo_parser.h"
 #include "hlo/parser/hlo_printer.h"
 #include "runtime/thread_pool.h"
-#include "tests/random_control_flow_module.h"
-#include "tests/random_module.h"
+#include "hlo/testing/random_control_flow_module.h"
+#include "hlo/testing/random_module.h"
 
 namespace tessera {
 namespace cpu {

@@ -30,7 +30,7 @@
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/pass_test_util.h"
-#include "tests/random_module.h"
+#include "hlo/testing/random_module.h"
 
 namespace tessera {
 namespace {

@@ -27,8 +27,8 @@
 #include "passes/memory/copy_insertion.h"
 #include "passes/pass_test_util.h"
 #include "passes/schedule/hlo_scheduler.h"
-#include "tests/random_control_flow_module.h"
-#include "tests/random_module.h"
+#include "hlo/testing/random_control_flow_module.h"
+#include "hlo/testing/random_module.h"
 
 namespace tessera {
 namespace {

@@ -13,7 +13,7 @@
 #include "passes/pass_test_util.h"
 #include "passes/schedule/memory_model.h"
 #include "passes/schedule/schedulers.h"
-#include "tests/random_module.h"
+#include "hlo/testing/random_module.h"
 
 namespace tessera {
 namespace {

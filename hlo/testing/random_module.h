@@ -3,8 +3,8 @@
 // identities passes look for: 0, 1, -1, 2), broadcasts, reshapes,
 // transposes, slices, concatenates, reductions, dots, compares and selects.
 // Every module verifies; the same seed gives the same module.
-#ifndef TESSERA_TESTS_RANDOM_MODULE_H_
-#define TESSERA_TESTS_RANDOM_MODULE_H_
+#ifndef TESSERA_HLO_TESTING_RANDOM_MODULE_H_
+#define TESSERA_HLO_TESTING_RANDOM_MODULE_H_
 
 #include <cstdint>
 #include <memory>
@@ -25,4 +25,4 @@ std::unique_ptr<HloModule> MakeRandomModule(const RandomModuleOptions& options);
 
 }  // namespace tessera
 
-#endif  // TESSERA_TESTS_RANDOM_MODULE_H_
+#endif  // TESSERA_HLO_TESTING_RANDOM_MODULE_H_

@@ -1,4 +1,4 @@
-#include "tests/random_control_flow_module.h"
+#include "hlo/testing/random_control_flow_module.h"
 
 #include <algorithm>
 #include <random>

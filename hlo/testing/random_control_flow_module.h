@@ -9,8 +9,8 @@
 // a value twice, and sometimes donates a parameter to an output
 // (input_output_alias).  Every module verifies and runs on the evaluator;
 // the same seed gives the same module.
-#ifndef TESSERA_TESTS_RANDOM_CONTROL_FLOW_MODULE_H_
-#define TESSERA_TESTS_RANDOM_CONTROL_FLOW_MODULE_H_
+#ifndef TESSERA_HLO_TESTING_RANDOM_CONTROL_FLOW_MODULE_H_
+#define TESSERA_HLO_TESTING_RANDOM_CONTROL_FLOW_MODULE_H_
 
 #include <cstdint>
 #include <memory>
@@ -33,4 +33,4 @@ std::unique_ptr<HloModule> MakeRandomControlFlowModule(
 
 }  // namespace tessera
 
-#endif  // TESSERA_TESTS_RANDOM_CONTROL_FLOW_MODULE_H_
+#endif  // TESSERA_HLO_TESTING_RANDOM_CONTROL_FLOW_MODULE_H_

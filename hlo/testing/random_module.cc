@@ -1,4 +1,4 @@
-#include "tests/random_module.h"
+#include "hlo/testing/random_module.h"
 
 #include <algorithm>
 #include <numeric>

@@ -58,6 +58,9 @@ bool OnlyElementwiseUses(const HloInstruction* parameter) {
 bool FusionCanShare(const HloInstruction& fusion, int64_t operand_number,
                     const ShapeIndex& operand_index, const ShapeIndex& user_index) {
   if (!operand_index.empty() || fusion.called_computations().empty()) return false;
+  // A kOutput fusion's dot or convolution writes the whole result before
+  // its epilogue reads the other operands, so none may share the result.
+  if (fusion.fusion_kind() == FusionKind::kOutput) return false;
   const HloComputation* fused = fusion.fused_computation();
   if (operand_number >= fused->num_parameters()) return false;
   const HloInstruction* parameter = fused->parameter_instruction(operand_number);

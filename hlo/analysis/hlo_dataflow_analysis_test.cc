@@ -307,5 +307,25 @@ ENTRY main {
   EXPECT_FALSE(CanShareOperandBufferWithUser(*I("fd"), 1, {}, {}));
 }
 
+TEST_F(DataflowTest, OutputFusionSharesNoOperand) {
+  // The GEMM writes all of the result before the epilogue reads `bias`,
+  // even though the epilogue reads it elementwise.
+  Analyze(R"(HloModule m
+fused_dot {
+  x = f32[4,3] parameter(0)
+  w = f32[3,4] parameter(1)
+  bias = f32[4,4] parameter(2)
+  d = f32[4,4] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT s = f32[4,4] add(d, bias)
+}
+ENTRY main {
+  a = f32[4,3] parameter(0)
+  b = f32[3,4] parameter(1)
+  c = f32[4,4] parameter(2)
+  ROOT f = f32[4,4] fusion(a, b, c), kind=kOutput, calls=fused_dot
+})");
+  EXPECT_FALSE(CanShareOperandBufferWithUser(*I("f"), 2, {}, {}));
+}
+
 }  // namespace
 }  // namespace tessera

@@ -205,10 +205,12 @@ std::unique_ptr<HloComputation> ExtractOutput(const HloComputation& fused, int64
   return computation;
 }
 
-// `fused` with `replaced` as one more parameter (number
+// What `target` (an instruction of `fused`) computes, over `fused`'s
+// parameters and `replaced` as one more parameter (number
 // fused.num_parameters()), after `fused`'s own.
 std::unique_ptr<HloComputation> WithParameterFor(const HloComputation& fused,
-                                                 const HloInstruction* replaced) {
+                                                 const HloInstruction* replaced,
+                                                 const HloInstruction* target) {
   auto computation = std::make_unique<HloComputation>(absl::StrCat(fused.name(), ".epilogue"));
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
   for (int64_t k = 0; k < fused.num_parameters(); ++k) {
@@ -218,7 +220,7 @@ std::unique_ptr<HloComputation> WithParameterFor(const HloComputation& fused,
   }
   map[replaced] = computation->AddInstruction(HloInstruction::CreateParameter(
       fused.num_parameters(), replaced->shape(), absl::StrCat(replaced->name(), ".value")));
-  CloneInto(fused.root_instruction(), std::move(map), computation.get());
+  CloneInto(target, std::move(map), computation.get());
   return computation;
 }
 
@@ -350,7 +352,9 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
       instruction->shape().IsTuple()) {
     return TryMultiOutputKernel(instruction);
   }
-  if (!instruction->shape().IsArray()) {
+  const bool output_fusion = instruction->opcode() == HloOpcode::kFusion &&
+                             instruction->fusion_kind() == FusionKind::kOutput;
+  if (!instruction->shape().IsArray() && !output_fusion) {
     return absl::UnimplementedError("the result is not an array");
   }
   if (instruction->opcode() == HloOpcode::kDot) return TryDot(instruction);
@@ -445,6 +449,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
   const HloInstruction* dot = nullptr;
   for (const HloInstruction* h : fused.instructions()) {
     if (h->opcode() == HloOpcode::kParameter || h->opcode() == HloOpcode::kConstant) continue;
+    if (h->opcode() == HloOpcode::kTuple && h == fused.root_instruction()) continue;
     if (h->opcode() == HloOpcode::kDot) {
       if (dot != nullptr) return absl::UnimplementedError("more than one dot");
       dot = h;
@@ -459,9 +464,6 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
       dot->operand(1)->opcode() != HloOpcode::kParameter) {
     return absl::UnimplementedError("the dot's operands are not the fusion's parameters");
   }
-  if (dot->shape() != fusion->shape()) {
-    return absl::UnimplementedError("the dot's shape is not the fusion's");
-  }
   const int64_t lhs_number = dot->operand(0)->parameter_number();
   const int64_t rhs_number = dot->operand(1)->parameter_number();
   if (fusion->operand(lhs_number)->shape() != dot->operand(0)->shape() ||
@@ -475,31 +477,80 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
     TS_ASSIGN_OR_RETURN(BufferSlice slice, executable_.assignment_->GetSlice(operand, {}));
     operands.push_back(slice);
   }
-  TS_ASSIGN_OR_RETURN(BufferSlice result, executable_.assignment_->GetSlice(fusion, {}));
-  if (result.size < fusion->shape().ByteSize()) {
-    return absl::InternalError(absl::StrCat("%", fusion->name(), ": a slice smaller than its value"));
+  // The outputs: the root, or the elements of a tuple root (a multi-output
+  // fusion, say the pre-activation and the activation of a layer).
+  const HloInstruction* root = fused.root_instruction();
+  std::vector<const HloInstruction*> outputs;
+  std::vector<BufferSlice> results;
+  if (fusion->shape().IsArray()) {
+    outputs.push_back(root);
+    TS_ASSIGN_OR_RETURN(BufferSlice slice, executable_.assignment_->GetSlice(fusion, {}));
+    results.push_back(slice);
+  } else {
+    if (root->opcode() != HloOpcode::kTuple ||
+        root->operand_count() != fusion->shape().tuple_size()) {
+      return absl::UnimplementedError("a tuple-shaped fusion without a tuple root");
+    }
+    for (int64_t i = 0; i < root->operand_count(); ++i) {
+      if (!root->operand(i)->shape().IsArray()) {
+        return absl::UnimplementedError("a non-array output");
+      }
+      outputs.push_back(root->operand(i));
+      TS_ASSIGN_OR_RETURN(BufferSlice slice, executable_.assignment_->GetSlice(fusion, {i}));
+      results.push_back(slice);
+    }
   }
-  // The dot writes the result before the epilogue reads the operands.
-  for (const BufferSlice& operand : operands) {
-    if (operand.Overlaps(result)) return absl::UnimplementedError("the result overlaps an operand");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (results[i].size < outputs[i]->shape().ByteSize()) {
+      return absl::InternalError(
+          absl::StrCat("%", fusion->name(), ": a slice smaller than its value"));
+    }
+    // The dot writes a result before the epilogue reads the operands.
+    for (const BufferSlice& operand : operands) {
+      if (operand.Overlaps(results[i])) {
+        return absl::UnimplementedError("the result overlaps an operand");
+      }
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (results[j].Overlaps(results[i])) return absl::UnimplementedError("outputs overlap");
+    }
   }
-  auto dot_thunk = std::make_unique<DotThunk>(absl::StrCat(fusion->name(), ".dot"), shape,
-                                              operands[lhs_number], operands[rhs_number], result);
-  if (fused.root_instruction() == dot) return std::unique_ptr<CpuThunk>(std::move(dot_thunk));
-  std::unique_ptr<HloComputation> epilogue = WithParameterFor(fused, dot);
-  if (!ElementwiseOnlyUse(epilogue->parameter_instruction(fused.num_parameters()))) {
-    return absl::UnimplementedError("the epilogue reads the dot other than elementwise");
+  // The GEMM writes into the output that is the dot itself, else into one
+  // of the dot's shape (and layout), whose kernel then runs last, updating
+  // it in place; the other outputs' kernels read the dot from there.
+  int64_t holder = -1;
+  for (size_t i = 0; i < outputs.size() && holder < 0; ++i) {
+    if (outputs[i] == dot) holder = static_cast<int64_t>(i);
   }
-  std::vector<BufferSlice> kernel_operands = operands;
-  kernel_operands.push_back(result);
-  TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
-                      executable_.kernel_compiler_->Compile(
-                          *epilogue, KernelOptions(kernel_operands, result)));
+  for (size_t i = 0; i < outputs.size() && holder < 0; ++i) {
+    if (outputs[i]->shape() == dot->shape()) holder = static_cast<int64_t>(i);
+  }
+  if (holder < 0) return absl::UnimplementedError("no output has the dot's shape");
   std::vector<std::unique_ptr<CpuThunk>> steps;
-  steps.push_back(std::move(dot_thunk));
-  steps.push_back(std::make_unique<KernelThunk>(absl::StrCat(fusion->name(), ".epilogue"),
-                                                std::move(kernel), std::move(kernel_operands),
-                                                result, Partitions(fusion->shape())));
+  steps.push_back(std::make_unique<DotThunk>(absl::StrCat(fusion->name(), ".dot"), shape,
+                                             operands[lhs_number], operands[rhs_number],
+                                             results[holder]));
+  std::vector<int64_t> order;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (static_cast<int64_t>(i) != holder) order.push_back(static_cast<int64_t>(i));
+  }
+  order.push_back(holder);
+  std::vector<BufferSlice> kernel_operands = operands;
+  kernel_operands.push_back(results[holder]);
+  for (int64_t i : order) {
+    if (outputs[i] == dot && i == holder) continue;  // the GEMM wrote it
+    std::unique_ptr<HloComputation> epilogue = WithParameterFor(fused, dot, outputs[i]);
+    if (!ElementwiseOnlyUse(epilogue->parameter_instruction(fused.num_parameters()))) {
+      return absl::UnimplementedError("the epilogue reads the dot other than elementwise");
+    }
+    TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
+                        executable_.kernel_compiler_->Compile(
+                            *epilogue, KernelOptions(kernel_operands, results[i])));
+    steps.push_back(std::make_unique<KernelThunk>(
+        absl::StrCat(fusion->name(), ".epilogue", outputs.size() > 1 ? absl::StrCat(i) : ""),
+        std::move(kernel), kernel_operands, results[i], Partitions(outputs[i]->shape())));
+  }
+  if (steps.size() == 1) return std::move(steps.front());
   return std::unique_ptr<CpuThunk>(
       std::make_unique<SequenceThunk>(fusion->name(), std::move(steps)));
 }

@@ -500,6 +500,37 @@ ENTRY main {
   EXPECT_GT(counts.fallback, 0);
 }
 
+// A layer whose pre-activation and activation both stay live (the MLP
+// training step's forward layer: a multi-output kOutput fusion), and a
+// backward epilogue reading an operand of the result's shape (which must
+// not share the result's buffer: the GEMM writes it first).
+TEST(CpuCompilerTest, MultiOutputDotFusionRunsNatively) {
+  Counts counts;
+  CheckModule(R"(
+HloModule layer
+ENTRY main {
+  x = f32[33,40] parameter(0)
+  w = f32[40,24] parameter(1)
+  b = f32[24] parameter(2)
+  g = f32[33,7] parameter(3)
+  w2 = f32[24,7] parameter(4)
+  d = f32[33,24] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[33,24] broadcast(b), dimensions={1}
+  pre = f32[33,24] add(d, bb)
+  zero = f32[] constant(0)
+  z = f32[33,24] broadcast(zero), dimensions={}
+  act = f32[33,24] maximum(pre, z)
+  back = f32[33,24] dot(g, w2), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  positive = pred[33,24] compare(pre, z), direction=GT
+  grad = f32[33,24] select(positive, back, z)
+  ROOT t = (f32[33,24], f32[33,24], f32[33,24]) tuple(pre, act, grad)
+}
+)",
+              {}, &counts);
+  EXPECT_EQ(counts.fallback, 0);
+  EXPECT_GT(counts.native, 0);
+}
+
 // The benchmark's gemm_bias_gelu at a test size: one kOutput fusion.
 TEST(CpuCompilerTest, GemmBiasGeluRunsNatively) {
   Counts counts;

@@ -40,6 +40,8 @@ namespace runtime {
 struct RunOptions {
   // The pool parallel kernels and copies use; null: ThreadPool::Default().
   ThreadPool* thread_pool = nullptr;
+  // When set, each thunk's time is added to it (`tessera bench --profile`).
+  ThunkProfile* profile = nullptr;
 };
 
 class Executable {

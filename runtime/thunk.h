@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "runtime/buffer.h"
@@ -28,10 +29,38 @@
 namespace tessera {
 namespace runtime {
 
+class Thunk;
+
+// Wall time per thunk, summed over runs: what `tessera bench --profile`
+// prints.  Thunks nested in sequences, loops and branches count under their
+// own names (and in their parent's time).  Not thread-safe: one run at a
+// time records into one profile.
+class ThunkProfile {
+ public:
+  struct Entry {
+    std::string name;
+    std::string kind;
+    int64_t calls = 0;
+    double total_ms = 0;
+  };
+  void Record(const Thunk& thunk, double ms);
+  // Entries in first-run order.
+  const std::vector<Entry>& entries() const { return entries_; }
+  // A table, slowest first, with each thunk's share of `run_ms` per run
+  // over `runs` runs.
+  std::string ToString(int64_t runs, double run_ms) const;
+
+ private:
+  std::vector<Entry> entries_;
+  absl::flat_hash_map<const Thunk*, size_t> index_;
+};
+
 // What a thunk runs with.  Both pointers are set during a run.
 struct ExecuteParams {
   const BufferAllocations* buffers = nullptr;
   ThreadPool* thread_pool = nullptr;
+  // When set, ThunkSequence times each thunk into it.
+  ThunkProfile* profile = nullptr;
 };
 
 class Thunk {
@@ -44,6 +73,8 @@ class Thunk {
   Thunk& operator=(const Thunk&) = delete;
 
   Kind kind() const { return kind_; }
+  // "kernel", "host-call", "copy", "sequential", "while", "conditional".
+  static const char* KindName(Kind kind);
   // The compiler's name for the step (usually the HLO instruction's).
   const std::string& name() const { return name_; }
 

@@ -82,6 +82,36 @@ TEST_F(ThunkTest, KernelThunkAddsTwoFloatBuffers) {
   EXPECT_EQ(thunk.ToString(), "kernel add (a0[0, 32), a1[0, 32), a2[64, 96))\n");
 }
 
+TEST_F(ThunkTest, ProfileTimesEachThunkIncludingNestedOnes) {
+  ThunkSequence inner;
+  inner.Emplace<KernelThunk>("inner_add", std::vector<BufferSlice>{{0, 0, 32}, {1, 0, 32}, {2, 0, 32}},
+                             &AddEight);
+  ThunkSequence outer;
+  outer.Emplace<KernelThunk>("add", std::vector<BufferSlice>{{0, 0, 32}, {1, 0, 32}, {3, 0, 32}},
+                             &AddEight);
+  outer.Emplace<SequentialThunk>("group", std::move(inner));
+  ThunkProfile profile;
+  ExecuteParams params = Params();
+  params.profile = &profile;
+  for (int run = 0; run < 3; ++run) ASSERT_TRUE(outer.Execute(params).ok());
+  ASSERT_EQ(profile.entries().size(), 3u);
+  EXPECT_EQ(profile.entries()[0].name, "add");
+  EXPECT_EQ(profile.entries()[0].kind, "kernel");
+  EXPECT_EQ(profile.entries()[1].name, "inner_add");  // recorded before its parent ends
+  EXPECT_EQ(profile.entries()[2].name, "group");
+  EXPECT_EQ(profile.entries()[2].kind, "sequential");
+  for (const ThunkProfile::Entry& entry : profile.entries()) {
+    EXPECT_EQ(entry.calls, 3) << entry.name;
+    EXPECT_GE(entry.total_ms, 0.0) << entry.name;
+  }
+  const std::string table = profile.ToString(3, 1.0);
+  EXPECT_THAT(table, HasSubstr("ms/run"));
+  EXPECT_THAT(table, HasSubstr("inner_add"));
+  // Without a profile nothing is recorded.
+  ASSERT_TRUE(outer.Execute(Params()).ok());
+  EXPECT_EQ(profile.entries()[0].calls, 3);
+}
+
 TEST_F(ThunkTest, PartitionedKernelCoversTheWorkOnce) {
   const int64_t n = kSize / 4;
   for (int64_t i = 0; i < n; ++i) {

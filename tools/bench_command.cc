@@ -26,6 +26,8 @@ const std::vector<FlagSpec>& BenchFlags() {
       {"warmup", true, false, "untimed runs first (default 3)"},
       {"iters", true, false, "timed runs (default 20)"},
       {"format", true, false, "text (default) or json"},
+      {"profile", false, false, "after the timed runs, time each thunk over --iters more runs "
+                                "and print them, slowest first (text format)"},
   };
   return *flags;
 }
@@ -41,7 +43,7 @@ double MillisecondsSince(Clock::time_point start) {
 std::string BenchUsage() {
   return absl::StrCat(
       "usage: tessera bench MODULE [--backend=interpreter|cpu] [--input=FILE.npy ...]\n"
-      "                    [--warmup=N --iters=N] [--format=text|json]\n"
+      "                    [--warmup=N --iters=N] [--format=text|json] [--profile]\n"
       "Compiles MODULE once and times it in steady state (buffers allocated once).\n",
       FlagsHelp(BenchFlags()));
 }
@@ -117,6 +119,22 @@ absl::Status RunBenchCommand(const std::vector<std::string>& args, std::ostream&
         "  compute  %.0f flops, %.3f GFLOP/s at min\n",
         path, backend, compile_ms, min, median, max, iters, warmup, cost.bytes_accessed, gbs,
         cost.flops, gflops);
+  }
+  if (cl.Has("profile")) {
+    // Separate runs, so that timing each thunk does not perturb the figures
+    // above.
+    runtime::ThunkProfile profile;
+    runtime::RunOptions options;
+    options.profile = &profile;
+    double total_ms = 0;
+    for (int64_t i = 0; i < iters; ++i) {
+      const Clock::time_point start = Clock::now();
+      TS_RETURN_IF_ERROR(executable->executable().ExecuteInto(in, results, options));
+      total_ms += MillisecondsSince(start);
+    }
+    out << absl::StrFormat("  profile  (%d runs, %.4f ms per run, thunks timed)\n", iters,
+                           total_ms / iters)
+        << profile.ToString(iters, total_ms / iters);
   }
   return absl::OkStatus();
 }

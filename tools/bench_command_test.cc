@@ -61,6 +61,16 @@ TEST(BenchCommandTest, JsonReport) {
   }
 }
 
+TEST(BenchCommandTest, ProfilePrintsEachThunk) {
+  std::string out;
+  ASSERT_TRUE(Bench({WriteTemp("p.hlo", kModule), "--backend=cpu", "--iters=2", "--profile"},
+                    &out)
+                  .ok());
+  EXPECT_THAT(out, HasSubstr("profile  (2 runs"));
+  EXPECT_THAT(out, HasSubstr("calls/run"));
+  EXPECT_THAT(out, HasSubstr("kernel"));
+}
+
 TEST(BenchCommandTest, Errors) {
   const std::string path = WriteTemp("c.hlo", kModule);
   EXPECT_THAT(Bench({path, "--format=xml"}).message(), HasSubstr("--format must be"));

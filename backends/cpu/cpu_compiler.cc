@@ -84,6 +84,7 @@ class CpuExecutableBuilder {
                                   const BufferSlice& result) const {
     LoopKernelOptions kernel_options;
     kernel_options.polynomial_math = options_.polynomial_math;
+    kernel_options.reorder_float_reductions = options_.reorder_float_reductions;
     bool result_alone = true;
     for (const BufferSlice& operand : operands) {
       const bool overlaps = operand.Overlaps(result);

@@ -39,6 +39,9 @@ struct CpuCompileOptions {
   // polynomials (within the ULP bounds of polynomial_math.h); off: the C
   // library, bit-exact with the evaluator.
   bool polynomial_math = true;
+  // Float sums and products reduced in vector lanes combined pairwise
+  // (loop_kernel.h); off: the evaluator's serial order, bit-exact.
+  bool reorder_float_reductions = true;
   // Kernels whose result has more elements than this split their outer
   // dimension over the runtime's thread pool (runtime::Executable path).
   int64_t parallel_min_elements = 64 * 1024;

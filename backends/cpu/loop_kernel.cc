@@ -1,6 +1,7 @@
 // Partitioned elementwise kernels; see loop_kernel.h.
 #include "backends/cpu/loop_kernel.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -29,18 +30,27 @@ using llvm_ir::ToStringRef;
 
 
 
-// Every transitive user of `hlo` inside its computation is elementwise over
-// `hlo`'s dimensions: a generator for it is called once per element of the
-// kernel's result (a reduce read through a broadcast would be recomputed
-// per element of the broadcast).
+// Every transitive user of `hlo` inside its computation reads each element
+// of its operand at most once (elementwise ops, and reshapes, transposes,
+// slices and reverses, which move or drop elements): a generator for `hlo`
+// is called at most once per element of the kernel's result (a reduce read
+// through a broadcast would be recomputed per element of the broadcast).
 bool ReadOncePerElement(const HloInstruction* hlo) {
   std::vector<const HloInstruction*> stack = {hlo};
   while (!stack.empty()) {
     const HloInstruction* h = stack.back();
     stack.pop_back();
     for (const HloInstruction* user : h->users()) {
-      if (!user->IsElementwise() || user->shape().dimensions() != hlo->shape().dimensions()) {
-        return false;
+      switch (user->opcode()) {
+        case HloOpcode::kReshape:
+        case HloOpcode::kBitcast:
+        case HloOpcode::kTranspose:
+        case HloOpcode::kCopy:
+        case HloOpcode::kSlice:
+        case HloOpcode::kReverse:
+          break;
+        default:
+          if (!user->IsElementwise()) return false;
       }
       stack.push_back(user);
     }
@@ -48,14 +58,93 @@ bool ReadOncePerElement(const HloInstruction* hlo) {
   return true;
 }
 
+// The identity of a reducer that is one associative, commutative binary op
+// of its two parameters (add, multiply, maximum, minimum, and, or, xor) on
+// F32, F64, integers or PRED: the value lanes of a vectorized reduction
+// start from.  Null when the reducer is anything else.
+llvm::Constant* ReducerIdentity(const HloComputation& reducer, PrimitiveType type,
+                                llvm::Type* value_type) {
+  const HloInstruction* root = reducer.root_instruction();
+  if (root->operand_count() != 2 || root->operand(0)->opcode() != HloOpcode::kParameter ||
+      root->operand(1)->opcode() != HloOpcode::kParameter ||
+      root->operand(0) == root->operand(1)) {
+    return nullptr;
+  }
+  const bool is_float = type == F32 || type == F64;
+  const bool is_int = IsIntegralType(type) || type == PRED;
+  if (!is_float && !is_int) return nullptr;
+  const unsigned bits = is_int ? value_type->getIntegerBitWidth() : 0;
+  auto integer = [&](const llvm::APInt& value) { return llvm::ConstantInt::get(value_type, value); };
+  switch (root->opcode()) {
+    case HloOpcode::kAdd:
+      // -0 + x is x for every x, including -0 (+0 + -0 is +0).
+      return is_float ? llvm::ConstantFP::get(value_type, -0.0) : integer(llvm::APInt(bits, 0));
+    case HloOpcode::kMultiply:
+      return is_float ? llvm::ConstantFP::get(value_type, 1.0) : integer(llvm::APInt(bits, 1));
+    case HloOpcode::kMaximum:
+      if (is_float) return llvm::ConstantFP::getInfinity(value_type, /*Negative=*/true);
+      return integer(IsSignedIntegralType(type) ? llvm::APInt::getSignedMinValue(bits)
+                                                : llvm::APInt::getMinValue(bits));
+    case HloOpcode::kMinimum:
+      if (is_float) return llvm::ConstantFP::getInfinity(value_type, /*Negative=*/false);
+      return integer(IsSignedIntegralType(type) ? llvm::APInt::getSignedMaxValue(bits)
+                                                : llvm::APInt::getMaxValue(bits));
+    case HloOpcode::kAnd:
+      return is_int ? integer(llvm::APInt::getAllOnes(bits)) : nullptr;
+    case HloOpcode::kOr:
+    case HloOpcode::kXor:
+      return is_int ? integer(llvm::APInt(bits, 0)) : nullptr;
+    default:
+      return nullptr;
+  }
+}
+
+// Emits the reducer on two scalars (`accumulator` first) at b's position.
+absl::StatusOr<llvm::Value*> EmitReducer(const HloComputation& reducer, llvm::Value* accumulator,
+                                         llvm::Value* x, llvm_ir::ElementalIrEmitter* emitter,
+                                         llvm::IRBuilder<>* b) {
+  llvm::Module* module = b->GetInsertBlock()->getModule();
+  llvm::Type* index_type = b->getInt64Ty();
+  llvm_ir::GeneratorMap scalar;
+  for (const HloInstruction* h : reducer.MakeInstructionPostOrder()) {
+    if (h->opcode() == HloOpcode::kParameter) {
+      llvm::Value* value = h->parameter_number() == 0 ? accumulator : x;
+      scalar[h] = [value](const IrIndex&) -> absl::StatusOr<llvm::Value*> { return value; };
+    } else if (h->opcode() == HloOpcode::kConstant) {
+      IrArray array = EmitConstantArray(*h, module);
+      scalar[h] = [array, b](const IrIndex& i) { return array.EmitRead(i, b); };
+    } else {
+      TS_ASSIGN_OR_RETURN(scalar[h], emitter->MakeElementGenerator(h, scalar));
+    }
+  }
+  return scalar.at(reducer.root_instruction())(IrIndex(index_type));
+}
+
+// The number of lanes a vectorized reduction of `type` folds into: 128
+// bytes of accumulators (two AVX-512 registers, or four AVX2 ones), so the
+// vectorized lane loop has independent adds to overlap.
+int64_t ReductionLanes(PrimitiveType type) {
+  return std::max<int64_t>(8, 128 / std::max(1, ByteWidth(type)));
+}
+
 // A generator for a one-operand `reduce` whose reducer is a scalar
-// elementwise computation: per result element, starts from the init value
-// and folds the operand's elements in, reduced dimensions in row-major
-// (logical) order, accumulator first (the evaluator's order, so results
-// match it bit for bit).
+// elementwise computation.  Per result element, from the init value:
+// - serial: the operand's elements in row-major order of the reduced
+//   dimensions, accumulator first (the evaluator's order, bit for bit);
+// - vectorized, where the reducer has an identity (ReducerIdentity), the
+//   innermost reduced dimension (the reduced one minor-most in the
+//   operand's layout) spans at least ReductionLanes() elements, and either
+//   the op is exact in any order (integers, max/min) or `reorder_floats`:
+//   lane j folds the elements whose position along that dimension is j
+//   modulo the lane count (the other reduced dimensions in row-major order
+//   around it), lanes start from the identity and are combined pairwise
+//   (lane j with lane j + half, halving), and the init value folds in last.
+//   A float sum's error bound is then about (n/lanes + log2 lanes) ulps
+//   instead of n; the lane loop is what LLVM's loop vectorizer turns into
+//   vector code.
 absl::StatusOr<llvm_ir::ElementGenerator> MakeReduceGenerator(
     const HloInstruction* reduce, const llvm_ir::GeneratorMap& generators,
-    llvm_ir::ElementalIrEmitter* emitter, llvm::IRBuilder<>* b) {
+    llvm_ir::ElementalIrEmitter* emitter, llvm::IRBuilder<>* b, bool reorder_floats) {
   if (reduce->operand_count() != 2 || !reduce->shape().IsArray()) {
     return absl::UnimplementedError(
         absl::StrCat("%", reduce->name(), ": only one-operand reduces run in kernels"));
@@ -90,55 +179,131 @@ absl::StatusOr<llvm_ir::ElementGenerator> MakeReduceGenerator(
     reduced[d] = true;
   }
   const Shape input_shape = input->shape();
+  // The innermost reduced dimension, and whether the lanes apply.
+  int64_t inner = -1;
+  for (int64_t d : llvm_ir::MinorToMajor(input_shape)) {
+    if (reduced[d]) {
+      inner = d;
+      break;
+    }
+  }
+  TS_ASSIGN_OR_RETURN(llvm::Type * value_type, llvm_ir::IrValueType(type, b->getContext()));
+  llvm::Constant* identity = ReducerIdentity(*reducer, type, value_type);
+  const HloOpcode op = reducer->root_instruction()->opcode();
+  const bool exact_in_any_order =
+      type != F32 && type != F64 ? true : op == HloOpcode::kMaximum || op == HloOpcode::kMinimum;
+  const int64_t lanes = ReductionLanes(type);
+  const bool vectorized = identity != nullptr && inner >= 0 &&
+                          input_shape.dimensions(inner) >= lanes &&
+                          (exact_in_any_order || reorder_floats);
+
   llvm_ir::ElementGenerator input_generator = generators.at(input);
   llvm_ir::ElementGenerator init_generator = generators.at(init);
   return llvm_ir::ElementGenerator(
       [=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
         llvm::Type* index_type = index.index_type();
+        auto constant = [&](int64_t v) { return llvm::ConstantInt::get(index_type, v); };
         TS_ASSIGN_OR_RETURN(llvm::Value * init_value, init_generator(IrIndex(index_type)));
-        // The accumulator lives in a stack slot of the function's entry
-        // block (promoted to a register by mem2reg).
+        // Accumulators live in stack slots of the function's entry block
+        // (promoted to registers by mem2reg/SROA).
         llvm::Function* function = b->GetInsertBlock()->getParent();
         llvm::IRBuilder<> entry_builder(&function->getEntryBlock(),
                                         function->getEntryBlock().begin());
-        llvm::AllocaInst* slot =
-            entry_builder.CreateAlloca(init_value->getType(), nullptr, "accumulator");
-        b->CreateStore(init_value, slot);
         std::vector<llvm::Value*> multi_index(rank, nullptr);
         int64_t kept = 0;
         for (int64_t d = 0; d < rank; ++d) {
           if (!reduced[d]) multi_index[d] = index[kept++];
         }
-        std::vector<llvm_ir::ForLoop> loops;
-        for (int64_t d = 0; d < rank; ++d) {
-          if (!reduced[d]) continue;
-          loops.push_back(llvm_ir::ForLoop::Emit(
-              absl::StrCat(reduce->name(), ".r", d), llvm::ConstantInt::get(index_type, 0),
-              llvm::ConstantInt::get(index_type, input_shape.dimensions(d)), b));
-          multi_index[d] = loops.back().induction_variable();
+        // Loops over the reduced dimensions (but `skip`) in row-major order.
+        auto open_loops = [&](int64_t skip) {
+          std::vector<llvm_ir::ForLoop> loops;
+          for (int64_t d = 0; d < rank; ++d) {
+            if (!reduced[d] || d == skip) continue;
+            loops.push_back(llvm_ir::ForLoop::Emit(absl::StrCat(reduce->name(), ".r", d),
+                                                   constant(0),
+                                                   constant(input_shape.dimensions(d)), b));
+            multi_index[d] = loops.back().induction_variable();
+          }
+          return loops;
+        };
+        if (!vectorized) {
+          llvm::AllocaInst* slot =
+              entry_builder.CreateAlloca(value_type, nullptr, "accumulator");
+          b->CreateStore(init_value, slot);
+          std::vector<llvm_ir::ForLoop> loops = open_loops(-1);
+          TS_ASSIGN_OR_RETURN(llvm::Value * x,
+                              input_generator(IrIndex(multi_index, input_shape, index_type)));
+          llvm::Value* accumulator = b->CreateLoad(value_type, slot);
+          TS_ASSIGN_OR_RETURN(llvm::Value * next,
+                              EmitReducer(*reducer, accumulator, x, emitter, b));
+          b->CreateStore(next, slot);
+          for (auto it = loops.rbegin(); it != loops.rend(); ++it) it->Finish(b);
+          return static_cast<llvm::Value*>(b->CreateLoad(value_type, slot));
         }
-        TS_ASSIGN_OR_RETURN(llvm::Value * x,
-                            input_generator(IrIndex(multi_index, input_shape, index_type)));
-        llvm::Value* accumulator = b->CreateLoad(init_value->getType(), slot);
-        // The reducer, elementally on the two scalars.
-        llvm_ir::GeneratorMap scalar;
-        for (const HloInstruction* h : reducer->MakeInstructionPostOrder()) {
-          if (h->opcode() == HloOpcode::kParameter) {
-            llvm::Value* value = h->parameter_number() == 0 ? accumulator : x;
-            scalar[h] = [value](const IrIndex&) -> absl::StatusOr<llvm::Value*> { return value; };
-          } else if (h->opcode() == HloOpcode::kConstant) {
-            IrArray array = EmitConstantArray(*h, function->getParent());
-            llvm::IRBuilder<>* builder = b;
-            scalar[h] = [array, builder](const IrIndex& i) { return array.EmitRead(i, builder); };
-          } else {
-            TS_ASSIGN_OR_RETURN(scalar[h], emitter->MakeElementGenerator(h, scalar));
+
+        llvm::ArrayType* lanes_type = llvm::ArrayType::get(value_type, lanes);
+        llvm::AllocaInst* lane_slots = entry_builder.CreateAlloca(lanes_type, nullptr, "lanes");
+        auto lane = [&](llvm::Value* j) {
+          return b->CreateInBoundsGEP(lanes_type, lane_slots, {constant(0), j});
+        };
+        {
+          llvm_ir::ForLoop fill =
+              llvm_ir::ForLoop::Emit(absl::StrCat(reduce->name(), ".fill"), constant(0),
+                                     constant(lanes), b);
+          b->CreateStore(identity, lane(fill.induction_variable()));
+          fill.Finish(b);
+        }
+        // Folds the element at position `position` of the inner dimension
+        // into lane `j`.
+        auto fold = [&](llvm::Value* position, llvm::Value* j) -> absl::Status {
+          multi_index[inner] = position;
+          TS_ASSIGN_OR_RETURN(llvm::Value * x,
+                              input_generator(IrIndex(multi_index, input_shape, index_type)));
+          llvm::Value* slot = lane(j);
+          llvm::Value* accumulator = b->CreateLoad(value_type, slot);
+          TS_ASSIGN_OR_RETURN(llvm::Value * next,
+                              EmitReducer(*reducer, accumulator, x, emitter, b));
+          b->CreateStore(next, slot);
+          return absl::OkStatus();
+        };
+        const int64_t extent = input_shape.dimensions(inner);
+        const int64_t full = extent / lanes * lanes;
+        std::vector<llvm_ir::ForLoop> loops = open_loops(inner);
+        {
+          llvm_ir::ForLoop blocks = llvm_ir::ForLoop::Emit(
+              absl::StrCat(reduce->name(), ".block"), constant(0), constant(full / lanes), b);
+          llvm::Value* base = b->CreateMul(blocks.induction_variable(), constant(lanes), "",
+                                           /*HasNUW=*/true, /*HasNSW=*/true);
+          llvm_ir::ForLoop in_block = llvm_ir::ForLoop::Emit(
+              absl::StrCat(reduce->name(), ".lane"), constant(0), constant(lanes), b);
+          llvm::Value* j = in_block.induction_variable();
+          TS_RETURN_IF_ERROR(fold(b->CreateAdd(base, j, "", /*HasNUW=*/true, /*HasNSW=*/true), j));
+          in_block.Finish(b);
+          blocks.Finish(b);
+        }
+        if (full < extent) {
+          llvm_ir::ForLoop tail = llvm_ir::ForLoop::Emit(absl::StrCat(reduce->name(), ".tail"),
+                                                         constant(0), constant(extent - full), b);
+          llvm::Value* j = tail.induction_variable();
+          TS_RETURN_IF_ERROR(
+              fold(b->CreateAdd(constant(full), j, "", /*HasNUW=*/true, /*HasNSW=*/true), j));
+          tail.Finish(b);
+        }
+        for (auto it = loops.rbegin(); it != loops.rend(); ++it) it->Finish(b);
+        // Pairwise combination: lane j absorbs lane j + half.
+        for (int64_t half = lanes / 2; half >= 1; half /= 2) {
+          for (int64_t j = 0; j < half; ++j) {
+            llvm::Value* low = lane(constant(j));
+            llvm::Value* high = lane(constant(j + half));
+            TS_ASSIGN_OR_RETURN(
+                llvm::Value * next,
+                EmitReducer(*reducer, b->CreateLoad(value_type, low),
+                            b->CreateLoad(value_type, high), emitter, b));
+            b->CreateStore(next, low);
           }
         }
-        TS_ASSIGN_OR_RETURN(llvm::Value * next,
-                            scalar.at(reducer->root_instruction())(IrIndex(index_type)));
-        b->CreateStore(next, slot);
-        for (auto it = loops.rbegin(); it != loops.rend(); ++it) it->Finish(b);
-        return static_cast<llvm::Value*>(b->CreateLoad(init_value->getType(), slot));
+        return EmitReducer(*reducer, init_value, b->CreateLoad(value_type, lane(constant(0))),
+                           emitter, b);
       });
 }
 
@@ -207,7 +372,8 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
       }
       case HloOpcode::kReduce: {
         TS_ASSIGN_OR_RETURN(generators[hlo],
-                            MakeReduceGenerator(hlo, generators, emitter.get(), &b));
+                            MakeReduceGenerator(hlo, generators, emitter.get(), &b,
+                                                options.reorder_float_reductions));
         break;
       }
       default: {

@@ -21,7 +21,11 @@
 //   epilogue): each result element starts from the init value and folds
 //   the operand's elements in, reduced dimensions in row-major order,
 //   accumulator first, in the element type -- the evaluator's order, so
-//   results match it bit for bit (with polynomial math off).  A reduce
+//   results match it bit for bit (with polynomial math off) -- or, where
+//   the reducer is one add/multiply/max/min/and/or/xor and the innermost
+//   reduced dimension is long enough, in vector lanes combined pairwise
+//   (exact for integers and max/min; for float sums and products only
+//   with `reorder_float_reductions`; loop_kernel.cc says the order).  A reduce
 //   whose result is read other than elementwise (say, broadcast) inside
 //   the computation is Unimplemented (it would be recomputed per element).
 //
@@ -44,6 +48,10 @@ namespace cpu {
 struct LoopKernelOptions {
   // Polynomial f32/f64 exp, log, tanh, logistic, erf, ... (see above).
   bool polynomial_math = true;
+  // Float add/multiply reductions in vector lanes combined pairwise (a
+  // smaller error bound than the serial order, and vectorized); off: the
+  // evaluator's serial order, bit-exact.
+  bool reorder_float_reductions = true;
   // noalias[i] for buffer i (parameters, then the result); missing: false.
   std::vector<bool> noalias;
 };

@@ -1,0 +1,213 @@
+// Reductions in the CPU backend's kernels (loop_kernel.cc), against the
+// reference evaluator and against exact sums:
+// - ops that are exact in any order (integer sums and products, max/min
+//   with NaN and signed zeros, and/or/xor on PRED) match the evaluator bit
+//   for bit in the vectorized lane order;
+// - float sums in lanes stay within their documented error bound,
+//   (n/lanes + log2(lanes) + 2) ulps of sum |x|, of the exact (double)
+//   sum, on lengths around the lane count (tails, exact multiples, shorter
+//   rows that take the serial path), several reduced dimensions and a
+//   column-major operand;
+// - with reorder_float_reductions off, float sums match bit for bit.
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "backends/common/hlo_executable.h"
+#include "backends/cpu/cpu_compiler.h"
+#include "gtest/gtest.h"
+#include "hlo/evaluator/hlo_evaluator.h"
+#include "hlo/ir/literal.h"
+#include "hlo/parser/hlo_parser.h"
+
+namespace tessera {
+namespace cpu {
+namespace {
+
+// Runs `text` on the CPU backend and on the evaluator.
+void RunBoth(const std::string& text, const std::vector<Literal>& arguments,
+             const CpuCompileOptions& options, Literal* cpu, Literal* reference) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<Literal> expected = EvaluateModule(**module, arguments);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  *reference = *std::move(expected);
+  absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
+      CompileForCpuExecutable(*std::move(module), options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  absl::StatusOr<Literal> actual = (*executable)->RunLiterals(arguments);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  *cpu = *std::move(actual);
+}
+
+bool SameBits(const Literal& a, const Literal& b) {
+  return a.shape().dimensions() == b.shape().dimensions() && a.size_bytes() == b.size_bytes() &&
+         std::memcmp(a.untyped_data(), b.untyped_data(), a.size_bytes()) == 0;
+}
+
+std::string ReduceModule(const std::string& type, const std::string& op,
+                         const std::string& operand, const std::string& result,
+                         const std::string& dimensions, const std::string& init) {
+  return absl::StrReplaceAll(R"(
+HloModule reduce
+red {
+  a = $T[] parameter(0)
+  b = $T[] parameter(1)
+  ROOT c = $T[] $OP(a, b)
+}
+ENTRY main {
+  x = $OPERAND parameter(0)
+  init = $T[] constant($INIT)
+  ROOT r = $RESULT reduce(x, init), dimensions={$DIMS}, to_apply=red
+}
+)",
+                             {{"$T", type},
+                              {"$OP", op},
+                              {"$OPERAND", operand},
+                              {"$RESULT", result},
+                              {"$DIMS", dimensions},
+                              {"$INIT", init}});
+}
+
+TEST(ReductionKernelTest, ExactOpsMatchBitForBitInLaneOrder) {
+  std::mt19937_64 rng(11);
+  // f32 max and min over rows with NaNs, infinities and both zeros.
+  const std::vector<float> specials = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.5f, -2.5f};
+  for (const char* op : {"maximum", "minimum"}) {
+    for (int64_t n : {31, 32, 33, 100, 1025}) {
+      SCOPED_TRACE(absl::StrCat(op, " n=", n));
+      const std::string text = ReduceModule("f32", op, absl::StrCat("f32[6,", n, "]"), "f32[6]",
+                                            "1", std::string(op) == "maximum" ? "-inf" : "inf");
+      Literal x(Shape(F32, {6, n}));
+      std::uniform_int_distribution<int> pick(0, 20);
+      std::uniform_real_distribution<float> value(-100.0f, 100.0f);
+      for (int64_t i = 0; i < 6 * n; ++i) {
+        const int k = pick(rng);
+        // Row 0 has no NaN; row 1 only zeros of both signs.
+        if (i / n == 1) {
+          x.data<float>()[i] = k % 2 == 0 ? 0.0f : -0.0f;
+        } else if (k < static_cast<int>(specials.size()) && (i / n != 0 || k != 4)) {
+          x.data<float>()[i] = specials[k];
+        } else {
+          x.data<float>()[i] = value(rng);
+        }
+      }
+      Literal cpu, reference;
+      RunBoth(text, {x}, CpuCompileOptions{}, &cpu, &reference);
+      EXPECT_TRUE(SameBits(cpu, reference)) << cpu.ToString() << "\nvs\n" << reference.ToString();
+    }
+  }
+  // Integer sums (wrapping) and products, s32 and u8, and PRED and/or.
+  struct Case {
+    const char* type;
+    const char* op;
+    const char* init;
+  };
+  for (const Case& c : {Case{"s32", "add", "7"}, Case{"s32", "multiply", "1"},
+                        Case{"u8", "add", "3"}, Case{"s32", "maximum", "-5"},
+                        Case{"u32", "minimum", "4000000000"}, Case{"pred", "and", "true"},
+                        Case{"pred", "or", "false"}, Case{"s64", "xor", "0"}}) {
+    for (int64_t n : {40, 129, 300}) {
+      SCOPED_TRACE(absl::StrCat(c.type, " ", c.op, " n=", n));
+      const std::string text = ReduceModule(c.type, c.op, absl::StrCat(c.type, "[5,", n, "]"),
+                                            absl::StrCat(c.type, "[5]"), "1", c.init);
+      absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+      ASSERT_TRUE(module.ok()) << module.status();
+      Literal x(Shape((*module)->entry_computation()->parameter_instruction(0)->shape()));
+      std::uniform_int_distribution<int64_t> value(-1000, 1000);
+      for (int64_t i = 0; i < 5 * n; ++i) {
+        // Products of small values (mostly 1) so they neither vanish nor
+        // only wrap; PRED rows mostly true / mostly false.
+        int64_t v = value(rng);
+        if (std::string(c.op) == "multiply") v = v % 7 == 0 ? 3 : (v % 5 == 0 ? -1 : 1);
+        if (std::string(c.type) == "pred") v = (v % 50 != 0) == (i / n % 2 == 0);
+        x.SetFromInt64(i, v);
+      }
+      Literal cpu, reference;
+      RunBoth(text, {x}, CpuCompileOptions{}, &cpu, &reference);
+      EXPECT_TRUE(SameBits(cpu, reference)) << cpu.ToString() << "\nvs\n" << reference.ToString();
+    }
+  }
+}
+
+// The exact sum and sum |x| of the elements of `x` (f32[rows, ...]) that
+// reduce into result element `r`, per `reduced(i) == r`.
+struct FloatSumCase {
+  std::string operand;     // "f32[...]{...}"
+  std::string result;      // "f32[...]"
+  std::string dimensions;  // reduced dimensions
+  int64_t rows;            // result elements
+  int64_t length;          // elements folded per result element
+  int64_t lanes_length;    // the innermost reduced dimension's extent
+};
+
+TEST(ReductionKernelTest, FloatSumsStayWithinTheLaneBound) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  // Each case's operand is laid out so that the kept dimension is dim 0
+  // and the evaluator's linear order per result element is easy to follow:
+  // result element r folds x[r, ...] (all remaining dimensions).
+  const std::vector<FloatSumCase> cases = {
+      {"f32[8,4099]{1,0}", "f32[8]", "1", 8, 4099, 4099},
+      {"f32[8,1024]{1,0}", "f32[8]", "1", 8, 1024, 1024},
+      {"f32[8,32]{1,0}", "f32[8]", "1", 8, 32, 32},
+      {"f32[8,31]{1,0}", "f32[8]", "1", 8, 31, 31},  // serial: shorter than the lanes
+      {"f32[4,7,100]{2,1,0}", "f32[4]", "1,2", 4, 700, 100},
+      {"f32[4,7,100]{1,2,0}", "f32[4]", "1,2", 4, 700, 7},  // dim 1 is minor: serial
+      {"f32[4,50,40]{1,2,0}", "f32[4]", "1,2", 4, 2000, 50},
+  };
+  for (const FloatSumCase& c : cases) {
+    SCOPED_TRACE(c.operand);
+    const std::string text = ReduceModule("f32", "add", c.operand, c.result, c.dimensions, "0");
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    Literal x(Shape((*module)->entry_computation()->parameter_instruction(0)->shape()));
+    for (float& v : x.data<float>()) v = value(rng);
+    Literal cpu, reference;
+    RunBoth(text, {x}, CpuCompileOptions{}, &cpu, &reference);
+    const int64_t lanes = 32;
+    const double eps = std::ldexp(1.0, -24);
+    const double bound_ulps =
+        c.lanes_length >= lanes ? static_cast<double>(c.length) / lanes + 5 + 2
+                                : static_cast<double>(c.length) + 2;
+    for (int64_t r = 0; r < c.rows; ++r) {
+      double exact = 0, magnitude = 0;
+      for (int64_t i = 0; i < c.length; ++i) {
+        const double v = x.data<float>()[r * c.length + i];  // row-major literal data
+        exact += v;
+        magnitude += std::fabs(v);
+      }
+      const double error = std::fabs(cpu.data<float>()[r] - exact);
+      EXPECT_LE(error, bound_ulps * eps * magnitude)
+          << "row " << r << ": cpu " << cpu.data<float>()[r] << ", exact " << exact
+          << ", evaluator " << reference.data<float>()[r];
+    }
+  }
+}
+
+TEST(ReductionKernelTest, SerialOrderWhenReorderingIsOff) {
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  CpuCompileOptions serial;
+  serial.reorder_float_reductions = false;
+  for (const char* type : {"f32", "f64"}) {
+    const std::string text = ReduceModule(type, "add", absl::StrCat(type, "[6,1000]"),
+                                          absl::StrCat(type, "[6]"), "1", "0.25");
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    Literal x(Shape((*module)->entry_computation()->parameter_instruction(0)->shape()));
+    for (int64_t i = 0; i < x.element_count(); ++i) x.SetFromDouble(i, value(rng));
+    Literal cpu, reference;
+    RunBoth(text, {x}, serial, &cpu, &reference);
+    EXPECT_TRUE(SameBits(cpu, reference)) << type;
+  }
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tessera

@@ -1,8 +1,11 @@
 #include "backends/cpu/eigen_dot.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -28,6 +31,12 @@ bool KernelsSupported() {
   }();
   return supported;
 }
+
+namespace {
+std::atomic<bool> use_reference_kernels{false};
+}  // namespace
+
+void SetUseReferenceKernelsForTesting(bool use) { use_reference_kernels.store(use); }
 }  // namespace eigen_dot_internal
 
 namespace {
@@ -48,50 +57,63 @@ bool IsSupportedPair(PrimitiveType type, PrimitiveType output_type) {
 
 int64_t RoundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
-// The plain-loop product, for CPUs the AVX-512 kernels cannot run on.
+// The plain-loop product, for CPUs the AVX-512 kernels cannot run on (the
+// arguments as for eigen_dot_internal::GemmBlockF32).
 template <typename T>
-void ReferenceBlock(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, bool ta,
-                    bool tb, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+void ReferenceBlock(const T* a, const T* b, T* c, int64_t k, bool ta, bool tb, int64_t lda,
+                    int64_t ldb, int64_t ldc, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
   for (int64_t i = r0; i < r1; ++i) {
     for (int64_t j = c0; j < c1; ++j) {
       T acc = T(0);
       for (int64_t p = 0; p < k; ++p) {
-        acc += (ta ? a[p * m + i] : a[i * k + p]) * (tb ? b[j * k + p] : b[p * n + j]);
+        acc += (ta ? a[p * lda + i] : a[i * lda + p]) * (tb ? b[j * ldb + p] : b[p * ldb + j]);
       }
-      c[i * n + j] = acc;
+      c[i * ldc + j] = acc;
     }
   }
 }
 
+// One batched product with a row-major (not transposed) result: for each
+// i < batch, c + i * c_stride (m x n, row stride ldc) = op(a + i * a_stride)
+// x op(b + i * b_stride), the operands as in GemmBlockF32.
+struct Gemm {
+  int64_t batch, m, n, k;
+  bool ta, tb;
+  int64_t lda, ldb, ldc;
+  int64_t a_stride, b_stride, c_stride;
+};
+
 template <typename T>
-void GemmBlock(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, bool ta, bool tb,
-               int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-  if (!KernelsSupported()) {
-    ReferenceBlock<T>(a, b, c, m, n, k, ta, tb, r0, r1, c0, c1);
+void GemmBlock(const Gemm& g, const T* a, const T* b, T* c, int64_t r0, int64_t r1, int64_t c0,
+               int64_t c1) {
+  if (!KernelsSupported() ||
+      eigen_dot_internal::use_reference_kernels.load(std::memory_order_relaxed)) {
+    ReferenceBlock<T>(a, b, c, g.k, g.ta, g.tb, g.lda, g.ldb, g.ldc, r0, r1, c0, c1);
   } else if constexpr (std::is_same_v<T, float>) {
-    eigen_dot_internal::GemmBlockF32(a, b, c, m, n, k, ta, tb, r0, r1, c0, c1);
+    eigen_dot_internal::GemmBlockF32(a, b, c, g.k, g.ta, g.tb, g.lda, g.ldb, g.ldc, r0, r1, c0,
+                                     c1);
   } else if constexpr (std::is_same_v<T, double>) {
-    eigen_dot_internal::GemmBlockF64(a, b, c, m, n, k, ta, tb, r0, r1, c0, c1);
+    eigen_dot_internal::GemmBlockF64(a, b, c, g.k, g.ta, g.tb, g.lda, g.ldb, g.ldc, r0, r1, c0,
+                                     c1);
   } else {
     static_assert(std::is_same_v<T, uint32_t>);
-    eigen_dot_internal::GemmBlockU32(a, b, c, m, n, k, ta, tb, r0, r1, c0, c1);
+    eigen_dot_internal::GemmBlockU32(a, b, c, g.k, g.ta, g.tb, g.lda, g.ldb, g.ldc, r0, r1, c0,
+                                     c1);
   }
 }
 
-// The batched product with a row-major (not transposed) result, split over
-// the pool: whole batch elements when there are at least as many as
-// threads and they divide evenly, else panels of each output (along its
-// longer side) as well.
+// `g` split over the pool: whole batch elements when there are at least as
+// many as threads and they divide evenly, else panels of each output (along
+// its longer side) as well.  The split depends on the sizes only, not on
+// the strides.
 template <typename T>
-void BatchedGemm(int64_t batch, int64_t m, int64_t n, int64_t k, bool ta, bool tb, const T* a,
-                 const T* b, T* c, runtime::ThreadPool* pool) {
-  const int64_t a_stride = m * k, b_stride = k * n, c_stride = m * n;
+void BatchedGemm(const Gemm& g, const T* a, const T* b, T* c, runtime::ThreadPool* pool) {
+  const int64_t batch = g.batch, m = g.m, n = g.n;
   int threads = pool == nullptr ? 1 : pool->parallelism();
-  if (batch * m * n * k < kMinParallelMacs) threads = 1;
+  if (batch * m * n * g.k < kMinParallelMacs) threads = 1;
   if (threads == 1) {
     for (int64_t i = 0; i < batch; ++i) {
-      GemmBlock<T>(a + i * a_stride, b + i * b_stride, c + i * c_stride, m, n, k, ta, tb, 0, m,
-                   0, n);
+      GemmBlock<T>(g, a + i * g.a_stride, b + i * g.b_stride, c + i * g.c_stride, 0, m, 0, n);
     }
     return;
   }
@@ -105,32 +127,64 @@ void BatchedGemm(int64_t batch, int64_t m, int64_t n, int64_t k, bool ta, bool t
     for (int64_t unit = begin; unit < end; ++unit) {
       const int64_t i = unit / panels;
       const int64_t lo = (unit % panels) * panel, hi = std::min(extent, lo + panel);
-      GemmBlock<T>(a + i * a_stride, b + i * b_stride, c + i * c_stride, m, n, k, ta, tb,
+      GemmBlock<T>(g, a + i * g.a_stride, b + i * g.b_stride, c + i * g.c_stride,
                    split_rows ? lo : 0, split_rows ? hi : m, split_rows ? 0 : lo,
                    split_rows ? n : hi);
     }
   });
 }
 
+// Widens `batch` matrices of rows x cols 16-bit elements (row stride ld,
+// batch stride batch_stride) into dense f32 ones.
 template <typename Half>
-void Widen(const void* in, float* out, int64_t count) {
+void Widen(const void* in, int64_t batch, int64_t rows, int64_t cols, int64_t ld,
+           int64_t batch_stride, float* out) {
   const Half* src = static_cast<const Half*>(in);
-  for (int64_t i = 0; i < count; ++i) out[i] = static_cast<float>(src[i]);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const Half* row = src + b * batch_stride + r * ld;
+      for (int64_t c = 0; c < cols; ++c) *out++ = static_cast<float>(row[c]);
+    }
+  }
 }
 
+// The inverse of Widen: rounds dense f32 matrices into strided 16-bit ones.
 template <typename Half>
-void Narrow(const float* in, void* out, int64_t count) {
+void Narrow(const float* in, int64_t batch, int64_t rows, int64_t cols, int64_t ld,
+            int64_t batch_stride, void* out) {
   Half* dst = static_cast<Half*>(out);
-  for (int64_t i = 0; i < count; ++i) dst[i] = Half(in[i]);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t r = 0; r < rows; ++r) {
+      Half* row = dst + b * batch_stride + r * ld;
+      for (int64_t c = 0; c < cols; ++c) row[c] = Half(*in++);
+    }
+  }
 }
 
 }  // namespace
 
+bool DotShape::IsDense() const {
+  return effective_lda() == (lhs_transposed ? m : k) &&
+         effective_ldb() == (rhs_transposed ? k : n) &&
+         effective_ldc() == (out_transposed ? m : n) && effective_lhs_batch_stride() == m * k &&
+         effective_rhs_batch_stride() == k * n && effective_out_batch_stride() == m * n;
+}
+
 std::string DotShape::ToString() const {
+  std::string strides;
+  auto add = [&](absl::string_view name, int64_t value, int64_t dense) {
+    if (value != dense) absl::StrAppend(&strides, " ", name, "=", value);
+  };
+  add("lda", effective_lda(), lhs_transposed ? m : k);
+  add("ldb", effective_ldb(), rhs_transposed ? k : n);
+  add("ldc", effective_ldc(), out_transposed ? m : n);
+  add("lhs_batch_stride", effective_lhs_batch_stride(), m * k);
+  add("rhs_batch_stride", effective_rhs_batch_stride(), k * n);
+  add("out_batch_stride", effective_out_batch_stride(), m * n);
   return absl::StrCat(PrimitiveTypeName(type), "->", PrimitiveTypeName(output_type),
                       " batch=", batch, " m=", m, " n=", n, " k=", k,
                       lhs_transposed ? " lhs^T" : "", rhs_transposed ? " rhs^T" : "",
-                      out_transposed ? " out^T" : "");
+                      out_transposed ? " out^T" : "", strides);
 }
 
 absl::Status CheckDotShape(const DotShape& shape) {
@@ -142,6 +196,10 @@ absl::Status CheckDotShape(const DotShape& shape) {
   }
   if (shape.batch < 0 || shape.m < 0 || shape.n < 0 || shape.k < 0) {
     return absl::InvalidArgumentError(absl::StrCat("negative dot size: ", shape.ToString()));
+  }
+  if (shape.lda < 0 || shape.ldb < 0 || shape.ldc < 0 || shape.lhs_batch_stride < 0 ||
+      shape.rhs_batch_stride < 0 || shape.out_batch_stride < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("negative dot stride: ", shape.ToString()));
   }
   return absl::OkStatus();
 }
@@ -159,55 +217,87 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
   if (absl::Status status = CheckDotShape(shape); !status.ok()) return status;
   const int64_t out_count = shape.batch * shape.m * shape.n;
   if (out_count == 0) return absl::OkStatus();
-  // A transposed result is the transposed product: out^T = op(rhs)^T op(lhs)^T.
-  int64_t m = shape.m, n = shape.n;
-  bool ta = shape.lhs_transposed, tb = shape.rhs_transposed;
+  Gemm g;
+  g.batch = shape.batch;
+  g.m = shape.m;
+  g.n = shape.n;
+  g.k = shape.k;
+  g.ta = shape.lhs_transposed;
+  g.tb = shape.rhs_transposed;
+  g.lda = shape.effective_lda();
+  g.ldb = shape.effective_ldb();
+  g.ldc = shape.effective_ldc();
+  g.a_stride = shape.effective_lhs_batch_stride();
+  g.b_stride = shape.effective_rhs_batch_stride();
+  g.c_stride = shape.effective_out_batch_stride();
   const void* a = lhs;
   const void* b = rhs;
+  // A transposed result is the transposed product: out^T = op(rhs)^T op(lhs)^T,
+  // the operands (and their strides) swapped; ldc is out's stored row stride
+  // either way.
   if (shape.out_transposed) {
-    std::swap(m, n);
+    std::swap(g.m, g.n);
     std::swap(a, b);
-    std::swap(ta, tb);
-    ta = !ta;
-    tb = !tb;
+    std::swap(g.ta, g.tb);
+    g.ta = !g.ta;
+    g.tb = !g.tb;
+    std::swap(g.lda, g.ldb);
+    std::swap(g.a_stride, g.b_stride);
   }
-  const int64_t k = shape.k, batch = shape.batch;
   switch (shape.type) {
     case F32:
-      BatchedGemm<float>(batch, m, n, k, ta, tb, static_cast<const float*>(a),
-                         static_cast<const float*>(b), static_cast<float*>(out), pool);
+      BatchedGemm<float>(g, static_cast<const float*>(a), static_cast<const float*>(b),
+                         static_cast<float*>(out), pool);
       return absl::OkStatus();
     case F64:
-      BatchedGemm<double>(batch, m, n, k, ta, tb, static_cast<const double*>(a),
-                          static_cast<const double*>(b), static_cast<double*>(out), pool);
+      BatchedGemm<double>(g, static_cast<const double*>(a), static_cast<const double*>(b),
+                          static_cast<double*>(out), pool);
       return absl::OkStatus();
     case S32:
-      BatchedGemm<uint32_t>(batch, m, n, k, ta, tb, static_cast<const uint32_t*>(a),
-                            static_cast<const uint32_t*>(b), static_cast<uint32_t*>(out), pool);
+      BatchedGemm<uint32_t>(g, static_cast<const uint32_t*>(a), static_cast<const uint32_t*>(b),
+                            static_cast<uint32_t*>(out), pool);
       return absl::OkStatus();
     case F16:
     case BF16: {
+      // Widen the operands into dense f32 matrices (as stored: a_rows x
+      // a_cols, b_rows x b_cols); an f32 result is written in place with its
+      // strides, a 16-bit one into dense scratch and then rounded.
       std::unique_ptr<float[]> owned;
       float* buffer = static_cast<float*>(scratch);
       if (buffer == nullptr) {
         owned.reset(new float[DotScratchBytes(shape) / sizeof(float)]);
         buffer = owned.get();
       }
-      const int64_t a_count = batch * m * k, b_count = batch * k * n;
+      const int64_t a_rows = g.ta ? g.k : g.m, a_cols = g.ta ? g.m : g.k;
+      const int64_t b_rows = g.tb ? g.n : g.k, b_cols = g.tb ? g.k : g.n;
+      const int64_t a_count = g.batch * g.m * g.k, b_count = g.batch * g.k * g.n;
       float* a32 = buffer;
       float* b32 = a32 + RoundUp(a_count, 16);
-      float* c32 = shape.output_type == F32 ? static_cast<float*>(out)
-                                             : b32 + RoundUp(b_count, 16);
       if (shape.type == F16) {
-        Widen<half>(a, a32, a_count);
-        Widen<half>(b, b32, b_count);
+        Widen<half>(a, g.batch, a_rows, a_cols, g.lda, g.a_stride, a32);
+        Widen<half>(b, g.batch, b_rows, b_cols, g.ldb, g.b_stride, b32);
       } else {
-        Widen<bfloat16>(a, a32, a_count);
-        Widen<bfloat16>(b, b32, b_count);
+        Widen<bfloat16>(a, g.batch, a_rows, a_cols, g.lda, g.a_stride, a32);
+        Widen<bfloat16>(b, g.batch, b_rows, b_cols, g.ldb, g.b_stride, b32);
       }
-      BatchedGemm<float>(batch, m, n, k, ta, tb, a32, b32, c32, pool);
-      if (shape.output_type == F16) Narrow<half>(c32, out, out_count);
-      if (shape.output_type == BF16) Narrow<bfloat16>(c32, out, out_count);
+      Gemm dense = g;
+      dense.lda = a_cols;
+      dense.ldb = b_cols;
+      dense.a_stride = g.m * g.k;
+      dense.b_stride = g.k * g.n;
+      if (shape.output_type == F32) {
+        BatchedGemm<float>(dense, a32, b32, static_cast<float*>(out), pool);
+        return absl::OkStatus();
+      }
+      float* c32 = b32 + RoundUp(b_count, 16);
+      dense.ldc = g.n;
+      dense.c_stride = g.m * g.n;
+      BatchedGemm<float>(dense, a32, b32, c32, pool);
+      if (shape.output_type == F16) {
+        Narrow<half>(c32, g.batch, g.m, g.n, g.ldc, g.c_stride, out);
+      } else {
+        Narrow<bfloat16>(c32, g.batch, g.m, g.n, g.ldc, g.c_stride, out);
+      }
       return absl::OkStatus();
     }
     default:
@@ -225,7 +315,6 @@ enum class Role { kBatch, kContracting, kLhsFree, kRhsFree };
 struct Tag {
   Role role;
   int64_t id;  // batch/contracting: pair index; free: the operand dimension
-  bool operator==(const Tag&) const = default;
 };
 
 absl::Status Unimplemented(const HloInstruction& dot, absl::string_view why) {
@@ -269,45 +358,91 @@ absl::StatusOr<std::vector<int64_t>> MajorToMinor(const HloInstruction& dot, con
   return order;
 }
 
-// Splits `tags` into its leading batch tags and the rest; false when a
-// batch tag follows a non-batch one.
-bool SplitBatch(const std::vector<Tag>& tags, std::vector<Tag>* batch, std::vector<Tag>* rest) {
-  for (const Tag& tag : tags) {
-    if (tag.role == Role::kBatch) {
-      if (!rest->empty()) return false;
-      batch->push_back(tag);
-    } else {
-      rest->push_back(tag);
-    }
+// Element strides of `shape`'s logical dimensions, per its layout.
+absl::StatusOr<std::vector<int64_t>> PhysicalStrides(const HloInstruction& dot,
+                                                     const Shape& shape,
+                                                     absl::string_view what) {
+  auto order = MajorToMinor(dot, shape, what);
+  if (!order.ok()) return order.status();
+  std::vector<int64_t> strides(shape.rank(), 0);
+  int64_t stride = 1;
+  for (auto it = order->rbegin(); it != order->rend(); ++it) {
+    strides[*it] = stride;
+    stride *= shape.dimensions(*it);
   }
-  return true;
+  return strides;
 }
 
-// If `tags` is first-role tags then second-role tags (either group may be
-// empty), fills them and returns true.
-bool SplitTwo(const std::vector<Tag>& tags, Role first, Role second, std::vector<Tag>* a,
-              std::vector<Tag>* b) {
-  for (const Tag& tag : tags) {
-    if (tag.role == first) {
-      if (!b->empty()) return false;
-      a->push_back(tag);
-    } else if (tag.role == second) {
-      b->push_back(tag);
-    } else {
-      return false;
-    }
-  }
-  return true;
-}
+// One array's dimensions of a group: position p of `dims` in each array of
+// the group is the same dimension pair (same size).
+struct Member {
+  absl::string_view array;  // "lhs", "rhs", "result"
+  const Shape* shape;
+  const std::vector<int64_t>* strides;
+  std::vector<int64_t> dims;
+};
 
-std::string TagsString(const std::vector<Tag>& tags) {
-  return absl::StrJoin(tags, ",", [](std::string* out, const Tag& tag) {
-    const char* role = tag.role == Role::kBatch         ? "batch"
-                       : tag.role == Role::kContracting ? "contracting"
-                       : tag.role == Role::kLhsFree     ? "lhs-free"
-                                                        : "rhs-free";
-    absl::StrAppend(out, role, tag.id);
+// A group of dimensions collapsed in one array: `extent` elements `stride`
+// apart (any stride will do when extent is 1).
+struct Collapsed {
+  int64_t extent = 1;
+  int64_t stride = 0;
+};
+
+// Collapses group `group` in each of `members`, in the order of decreasing
+// stride in members[0], ignoring dimensions of size 1; Unimplemented
+// naming the array where it does not collapse.
+absl::StatusOr<std::vector<Collapsed>> CollapseGroup(const HloInstruction& dot,
+                                                     absl::string_view group,
+                                                     const std::vector<Member>& members) {
+  const Member& ref = members[0];
+  std::vector<int64_t> order;  // positions of the dimensions of size > 1
+  int64_t extent = 1;
+  for (int64_t p = 0; p < static_cast<int64_t>(ref.dims.size()); ++p) {
+    const int64_t size = ref.shape->dimensions(ref.dims[p]);
+    extent *= size;
+    if (size != 1) order.push_back(p);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+    return (*ref.strides)[ref.dims[x]] > (*ref.strides)[ref.dims[y]];
   });
+  std::vector<Collapsed> result;
+  for (const Member& member : members) {
+    auto stride = [&](int64_t p) { return (*member.strides)[member.dims[p]]; };
+    auto size = [&](int64_t p) { return member.shape->dimensions(member.dims[p]); };
+    for (size_t i = 0; i + 1 < order.size(); ++i) {
+      if (stride(order[i]) == stride(order[i + 1]) * size(order[i + 1])) continue;
+      std::vector<int64_t> dims, sizes, strides;
+      for (int64_t p : order) {
+        dims.push_back(member.dims[p]);
+        sizes.push_back(size(p));
+        strides.push_back(stride(p));
+      }
+      return Unimplemented(
+          dot, absl::StrCat(member.array, " ", group,
+                            " dimensions do not collapse to one stride: dimensions ",
+                            absl::StrJoin(dims, ","), " (sizes ", absl::StrJoin(sizes, ","),
+                            ") have strides ", absl::StrJoin(strides, ",")));
+    }
+    result.push_back(Collapsed{extent, order.empty() ? 0 : stride(order.back())});
+  }
+  return result;
+}
+
+// How a matrix of rows x cols (collapsed groups) is stored: row-major with
+// row stride `ld` when the columns have stride 1, else transposed (cols x
+// rows) with row stride `ld` when the rows have stride 1.  A group of extent
+// 1 fits either way.
+struct Orientation {
+  bool transposed = false;
+  int64_t ld = 0;
+};
+std::optional<Orientation> Orient(const Collapsed& rows, const Collapsed& cols) {
+  if (cols.extent == 1 || cols.stride == 1) {
+    return Orientation{false, rows.extent > 1 ? rows.stride : cols.extent};
+  }
+  if (rows.extent == 1 || rows.stride == 1) return Orientation{true, cols.stride};
+  return std::nullopt;
 }
 
 }  // namespace
@@ -389,7 +524,6 @@ absl::StatusOr<DotShape> PlanDot(const HloInstruction& dot) {
   const std::vector<Tag>& rhs_tags = *rhs_tags_or;
 
   // The result's logical dimensions: batch, lhs free, rhs free; and sizes.
-  std::vector<Tag> out_tags;
   std::vector<int64_t> out_dims;
   plan.batch = plan.m = plan.n = plan.k = 1;
   for (int64_t i = 0; i < nb; ++i) {
@@ -398,7 +532,6 @@ absl::StatusOr<DotShape> PlanDot(const HloInstruction& dot) {
       return absl::InvalidArgumentError(
           absl::StrCat("dot ", dot.name(), ": batch dimension ", i, " sizes differ"));
     }
-    out_tags.push_back(Tag{Role::kBatch, i});
     out_dims.push_back(size);
     plan.batch *= size;
   }
@@ -412,13 +545,11 @@ absl::StatusOr<DotShape> PlanDot(const HloInstruction& dot) {
   }
   for (int64_t d = 0; d < ls.rank(); ++d) {
     if (lhs_tags[d].role != Role::kLhsFree) continue;
-    out_tags.push_back(lhs_tags[d]);
     out_dims.push_back(ls.dimensions(d));
     plan.m *= ls.dimensions(d);
   }
   for (int64_t d = 0; d < rs.rank(); ++d) {
     if (rhs_tags[d].role != Role::kRhsFree) continue;
-    out_tags.push_back(rhs_tags[d]);
     out_dims.push_back(rs.dimensions(d));
     plan.n *= rs.dimensions(d);
   }
@@ -438,87 +569,74 @@ absl::StatusOr<DotShape> PlanDot(const HloInstruction& dot) {
     return plan;
   }
 
-  // Physical orders as tags, dimensions of size 1 dropped.
-  auto physical = [&](const Shape& shape, const std::vector<Tag>& tags,
-                      absl::string_view what) -> absl::StatusOr<std::vector<Tag>> {
-    auto order = MajorToMinor(dot, shape, what);
-    if (!order.ok()) return order.status();
-    std::vector<Tag> result;
-    for (int64_t d : *order) {
-      if (shape.dimensions(d) != 1) result.push_back(tags[d]);
-    }
+  // Each group collapsed in each array holding it.
+  auto lhs_strides = PhysicalStrides(dot, ls, "lhs");
+  if (!lhs_strides.ok()) return lhs_strides.status();
+  auto rhs_strides = PhysicalStrides(dot, rs, "rhs");
+  if (!rhs_strides.ok()) return rhs_strides.status();
+  auto out_strides = PhysicalStrides(dot, os, "result");
+  if (!out_strides.ok()) return out_strides.status();
+  Member lhs{"lhs", &ls, &*lhs_strides, {}};
+  Member rhs{"rhs", &rs, &*rhs_strides, {}};
+  Member out{"result", &os, &*out_strides, {}};
+  auto with = [](const Member& member, std::vector<int64_t> dims) {
+    Member result = member;
+    result.dims = std::move(dims);
     return result;
   };
-  auto lhs_phys = physical(ls, lhs_tags, "lhs");
-  if (!lhs_phys.ok()) return lhs_phys.status();
-  auto rhs_phys = physical(rs, rhs_tags, "rhs");
-  if (!rhs_phys.ok()) return rhs_phys.status();
-  auto out_phys = physical(os, out_tags, "result");
-  if (!out_phys.ok()) return out_phys.status();
+  std::vector<int64_t> out_batch, lhs_free, out_lhs_free, rhs_free, out_rhs_free;
+  for (int64_t i = 0; i < nb; ++i) out_batch.push_back(i);
+  for (int64_t d = 0; d < ls.rank(); ++d) {
+    if (lhs_tags[d].role != Role::kLhsFree) continue;
+    lhs_free.push_back(d);
+    out_lhs_free.push_back(nb + static_cast<int64_t>(out_lhs_free.size()));
+  }
+  for (int64_t d = 0; d < rs.rank(); ++d) {
+    if (rhs_tags[d].role != Role::kRhsFree) continue;
+    rhs_free.push_back(d);
+    out_rhs_free.push_back(nb + static_cast<int64_t>(lhs_free.size() + out_rhs_free.size()));
+  }
+  auto batch = CollapseGroup(dot, "batch",
+                             {with(lhs, dnums.lhs_batch_dimensions),
+                              with(rhs, dnums.rhs_batch_dimensions), with(out, out_batch)});
+  if (!batch.ok()) return batch.status();
+  auto contracting = CollapseGroup(dot, "contracting",
+                                   {with(lhs, dnums.lhs_contracting_dimensions),
+                                    with(rhs, dnums.rhs_contracting_dimensions)});
+  if (!contracting.ok()) return contracting.status();
+  auto lfree = CollapseGroup(dot, "lhs-free", {with(lhs, lhs_free), with(out, out_lhs_free)});
+  if (!lfree.ok()) return lfree.status();
+  auto rfree = CollapseGroup(dot, "rhs-free", {with(rhs, rhs_free), with(out, out_rhs_free)});
+  if (!rfree.ok()) return rfree.status();
 
-  std::vector<Tag> lb, lrest, rb, rrest, ob, orest;
-  if (!SplitBatch(*lhs_phys, &lb, &lrest) || !SplitBatch(*rhs_phys, &rb, &rrest) ||
-      !SplitBatch(*out_phys, &ob, &orest)) {
-    return Unimplemented(dot, absl::StrCat("batch dimensions are not outermost (lhs ",
-                                           TagsString(*lhs_phys), "; rhs ",
-                                           TagsString(*rhs_phys), "; result ",
-                                           TagsString(*out_phys), ")"));
-  }
-  if (lb != ob || rb != ob) {
-    return Unimplemented(dot, absl::StrCat("batch dimensions in different orders (lhs ",
-                                           TagsString(lb), "; rhs ", TagsString(rb),
-                                           "; result ", TagsString(ob), ")"));
-  }
-  std::vector<Tag> out_l, out_r;
-  if (SplitTwo(orest, Role::kLhsFree, Role::kRhsFree, &out_l, &out_r)) {
-    plan.out_transposed = false;
-  } else {
-    out_l.clear();
-    out_r.clear();
-    if (!SplitTwo(orest, Role::kRhsFree, Role::kLhsFree, &out_r, &out_l)) {
-      return Unimplemented(dot, absl::StrCat("result interleaves lhs and rhs free dimensions (",
-                                             TagsString(orest), ")"));
-    }
-    plan.out_transposed = true;
-  }
-  std::vector<Tag> lhs_free, lhs_contracting;
-  if (SplitTwo(lrest, Role::kLhsFree, Role::kContracting, &lhs_free, &lhs_contracting)) {
-    plan.lhs_transposed = false;
-  } else {
-    lhs_free.clear();
-    lhs_contracting.clear();
-    if (!SplitTwo(lrest, Role::kContracting, Role::kLhsFree, &lhs_contracting, &lhs_free)) {
-      return Unimplemented(dot, absl::StrCat("lhs interleaves free and contracting dimensions (",
-                                             TagsString(lrest), ")"));
-    }
-    plan.lhs_transposed = true;
-  }
-  std::vector<Tag> rhs_free, rhs_contracting;
-  if (SplitTwo(rrest, Role::kContracting, Role::kRhsFree, &rhs_contracting, &rhs_free)) {
-    plan.rhs_transposed = false;
-  } else {
-    rhs_free.clear();
-    rhs_contracting.clear();
-    if (!SplitTwo(rrest, Role::kRhsFree, Role::kContracting, &rhs_free, &rhs_contracting)) {
-      return Unimplemented(dot, absl::StrCat("rhs interleaves free and contracting dimensions (",
-                                             TagsString(rrest), ")"));
-    }
-    plan.rhs_transposed = true;
-  }
-  if (lhs_contracting != rhs_contracting) {
-    return Unimplemented(dot, absl::StrCat("contracting dimensions in different orders (lhs ",
-                                           TagsString(lhs_contracting), "; rhs ",
-                                           TagsString(rhs_contracting), ")"));
-  }
-  if (lhs_free != out_l) {
-    return Unimplemented(dot, absl::StrCat("lhs free dimensions in a different order (lhs ",
-                                           TagsString(lhs_free), "; result ",
-                                           TagsString(out_l), ")"));
-  }
-  if (rhs_free != out_r) {
-    return Unimplemented(dot, absl::StrCat("rhs free dimensions in a different order (rhs ",
-                                           TagsString(rhs_free), "; result ",
-                                           TagsString(out_r), ")"));
+  // Each matrix needs a unit-stride group.
+  auto no_unit = [&](absl::string_view array, absl::string_view rows, const Collapsed& r,
+                     absl::string_view cols, const Collapsed& c) {
+    return Unimplemented(dot, absl::StrCat(array, " has no unit-stride dimension (", rows,
+                                           ": ", r.extent, " elements ", r.stride,
+                                           " apart; ", cols, ": ", c.extent, " elements ",
+                                           c.stride, " apart)"));
+  };
+  std::optional<Orientation> lhs_o = Orient((*lfree)[0], (*contracting)[0]);
+  if (!lhs_o) return no_unit("lhs", "m", (*lfree)[0], "k", (*contracting)[0]);
+  std::optional<Orientation> rhs_o = Orient((*contracting)[1], (*rfree)[0]);
+  if (!rhs_o) return no_unit("rhs", "k", (*contracting)[1], "n", (*rfree)[0]);
+  std::optional<Orientation> out_o = Orient((*lfree)[1], (*rfree)[1]);
+  if (!out_o) return no_unit("result", "m", (*lfree)[1], "n", (*rfree)[1]);
+  plan.lhs_transposed = lhs_o->transposed;
+  plan.rhs_transposed = rhs_o->transposed;
+  plan.out_transposed = out_o->transposed;
+  // Strides equal to the dense ones stay 0 (dense).
+  auto set = [](int64_t* field, int64_t value, int64_t dense) {
+    *field = value == dense ? 0 : value;
+  };
+  set(&plan.lda, lhs_o->ld, plan.lhs_transposed ? plan.m : plan.k);
+  set(&plan.ldb, rhs_o->ld, plan.rhs_transposed ? plan.k : plan.n);
+  set(&plan.ldc, out_o->ld, plan.out_transposed ? plan.m : plan.n);
+  if (plan.batch > 1) {
+    set(&plan.lhs_batch_stride, (*batch)[0].stride, plan.m * plan.k);
+    set(&plan.rhs_batch_stride, (*batch)[1].stride, plan.k * plan.n);
+    set(&plan.out_batch_stride, (*batch)[2].stride, plan.m * plan.n);
   }
   return plan;
 }

@@ -1,5 +1,5 @@
-// Dense matrix products on raw buffers through Eigen's GEMM, for the CPU
-// backend's `dot` thunks.
+// Batched matrix products on raw (dense or strided) buffers through Eigen's
+// GEMM, for the CPU backend's `dot` thunks.
 //
 //   TS_ASSIGN_OR_RETURN(DotShape shape, PlanDot(*dot));   // compile time
 //   TS_RETURN_IF_ERROR(RunDot(shape, lhs, rhs, out, &runtime::ThreadPool::Default()));
@@ -8,8 +8,10 @@
 //   out[b] = op(lhs[b]) x op(rhs[b])          (m x n, contracted over k)
 // where lhs[b] is stored row-major as m x k (k x m when lhs_transposed, so
 // op = transpose), rhs[b] as k x n (n x k when rhs_transposed), and out[b]
-// as m x n (n x m when out_transposed).  The b-th matrices follow each other
-// densely (strides m*k, k*n, m*n elements).  Work is split over the batch
+// as m x n (n x m when out_transposed).  In each stored matrix the elements
+// of a row are adjacent, rows are a leading dimension apart (lda, ldb, ldc)
+// and the b-th matrix is a batch stride after the (b-1)-th, all in
+// elements; by default both are dense (see DotShape).  Work is split over the batch
 // and over panels of the output (16-row/column multiples of its longer
 // side) across the pool's threads; each panel is one single-threaded Eigen
 // GEMM.  Eigen picks its k-blocking per panel, so float results may differ
@@ -54,15 +56,46 @@ struct DotShape {
   PrimitiveType type = F32;
   PrimitiveType output_type = F32;
 
+  // Strides in elements; 0 (the default) means dense, so a DotShape built by
+  // hand describes densely packed matrices.  lda is the row stride of lhs[b]
+  // as stored (m x k rows of k, or k x m rows of m when lhs_transposed;
+  // dense: k, or m), ldb that of rhs[b] (k x n or n x k; dense: n, or k),
+  // ldc that of out[b] (m x n or n x m; dense: n, or m).  The batch strides
+  // are the distances between consecutive lhs[b], rhs[b], out[b] (dense:
+  // m*k, k*n, m*n).  Non-dense strides let a dot read and write arrays
+  // whose batch dimensions are not outermost (e.g. [seq, heads, head_dim]
+  // attention operands) in place.  The matrices must not overlap within
+  // `out` (distinct output elements at distinct addresses).
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  int64_t lhs_batch_stride = 0, rhs_batch_stride = 0, out_batch_stride = 0;
+
+  // The strides in effect (the dense value where a field is 0).
+  int64_t effective_lda() const { return lda != 0 ? lda : (lhs_transposed ? m : k); }
+  int64_t effective_ldb() const { return ldb != 0 ? ldb : (rhs_transposed ? k : n); }
+  int64_t effective_ldc() const { return ldc != 0 ? ldc : (out_transposed ? m : n); }
+  int64_t effective_lhs_batch_stride() const {
+    return lhs_batch_stride != 0 ? lhs_batch_stride : m * k;
+  }
+  int64_t effective_rhs_batch_stride() const {
+    return rhs_batch_stride != 0 ? rhs_batch_stride : k * n;
+  }
+  int64_t effective_out_batch_stride() const {
+    return out_batch_stride != 0 ? out_batch_stride : m * n;
+  }
+  // True when every stride in effect is the dense one.
+  bool IsDense() const;
+
   int64_t flops() const { return 2 * batch * m * n * k; }
+  // Sizes, transpositions, and the strides that are not dense.
   std::string ToString() const;
 };
 
-// OK when RunDot supports `shape` (types, non-negative sizes).
+// OK when RunDot supports `shape` (types, non-negative sizes and strides).
 absl::Status CheckDotShape(const DotShape& shape);
 
 // Bytes of scratch RunDot needs for `shape`: nonzero only for F16/BF16
-// (the operands, and a 16-bit result, widened to f32).
+// (the operands, and a 16-bit result, widened to dense f32 matrices; an
+// f32 result is written in place with its strides).
 int64_t DotScratchBytes(const DotShape& shape);
 
 // out[b] = op(lhs[b]) x op(rhs[b]) for each b.  `pool` may be null (runs on
@@ -74,18 +107,31 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
 
 // The DotShape of an HLO `dot`, whose operand and result buffers are laid
 // out as their shapes' layouts say (row-major when a shape has none).
-// Accepted: batch dimensions physically outermost, in one common order in
-// lhs, rhs and result; after them, per operand, its free dimensions and its
-// contracting dimensions as two contiguous groups (either group first: the
-// second order is a transposed operand), the contracting dimensions in the
-// same physical order in both operands, each operand's free dimensions in
-// the same physical order as in the result, and the result's lhs-free and
-// rhs-free groups contiguous (rhs-free first: out_transposed).  Dimensions
-// of size 1 are ignored, since they do not change the memory order.
-// Everything else (tiled layouts, dynamic dimensions, interleaved groups,
-// unsupported element types, non-dot instructions) is Unimplemented (or
-// InvalidArgument for a malformed dot) with the reason.
+// Each array's dimensions fall in four groups: batch, lhs-free, rhs-free
+// and contracting (lhs: batch, lhs-free, contracting; rhs: batch,
+// contracting, rhs-free; result: batch, lhs-free, rhs-free).  Dimensions of
+// size 1 are ignored.  Each group must collapse to one (extent, stride) in
+// every array holding it, in one common order of its dimensions (the order
+// of decreasing stride in lhs, or in rhs for rhs-free): stride(g_i) ==
+// stride(g_{i+1}) * size(g_{i+1}); a group of extent 1 has any stride.  So
+// the batch dimensions may sit anywhere (outermost, between or inside the
+// matrix dimensions: strided batched GEMMs), but not interleaved with
+// another group's dimensions in a way that breaks them apart.  Each matrix
+// then needs a unit-stride group: lhs (m, k) is row-major when k has stride
+// 1, else transposed when m has (lda the other group's stride); likewise
+// rhs (k, n) and the result (m, n; out_transposed when only m has stride 1).
+// Everything else (tiled or packed layouts, dynamic dimensions, groups that
+// do not collapse, matrices without a unit-stride dimension, unsupported
+// element types, non-dot instructions) is Unimplemented (or
+// InvalidArgument for a malformed dot) with the reason.  Empty results and
+// empty contractions plan as a dense zero fill (m = element count).
 absl::StatusOr<DotShape> PlanDot(const HloInstruction& dot);
+
+namespace eigen_dot_internal {
+// For tests: when true, RunDot uses the plain-loop product even on CPUs
+// that can run the AVX-512 kernels.
+void SetUseReferenceKernelsForTesting(bool use);
+}  // namespace eigen_dot_internal
 
 }  // namespace cpu
 }  // namespace tessera

@@ -338,6 +338,187 @@ TEST(EigenDotTest, ScratchBuffer) {
             absl::StatusCode::kUnimplemented);
 }
 
+// The plan of the root dot of `text` (which must plan).
+DotShape PlanOf(const std::string& text) {
+  auto module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return DotShape();
+  auto plan = PlanDot(*(*module)->entry_computation()->root_instruction());
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  return plan.ok() ? *plan : DotShape();
+}
+
+// Attention on [seq, heads, head_dim] arrays: scores[h, i, j] = sum_d
+// q[i, h, d] k[j, h, d], and context[h, i, d] = sum_j p[h, i, j] v[j, h, d].
+std::string AttentionScores(absl::string_view type, int64_t seq, int64_t heads, int64_t dim,
+                            absl::string_view out_layout = "{2,1,0}") {
+  const std::string qk = absl::StrCat(type, "[", seq, ",", heads, ",", dim, "]{2,1,0}");
+  return DotModule(qk, qk, absl::StrCat(type, "[", heads, ",", seq, ",", seq, "]", out_layout),
+                   "lhs_batch_dims={1}, rhs_batch_dims={1}, lhs_contracting_dims={2}, "
+                   "rhs_contracting_dims={2}");
+}
+std::string AttentionContext(absl::string_view type, int64_t seq, int64_t heads, int64_t dim,
+                             absl::string_view out_layout = "{2,1,0}") {
+  return DotModule(absl::StrCat(type, "[", heads, ",", seq, ",", seq, "]{2,1,0}"),
+                   absl::StrCat(type, "[", seq, ",", heads, ",", dim, "]{2,1,0}"),
+                   absl::StrCat(type, "[", heads, ",", seq, ",", dim, "]", out_layout),
+                   "lhs_batch_dims={0}, rhs_batch_dims={1}, lhs_contracting_dims={2}, "
+                   "rhs_contracting_dims={0}");
+}
+
+TEST(EigenDotTest, DenseShapeDefaults) {
+  DotShape shape;
+  shape.batch = 2;
+  shape.m = 3;
+  shape.n = 4;
+  shape.k = 5;
+  EXPECT_TRUE(shape.IsDense());
+  EXPECT_EQ(shape.effective_lda(), 5);
+  EXPECT_EQ(shape.effective_ldb(), 4);
+  EXPECT_EQ(shape.effective_ldc(), 4);
+  EXPECT_EQ(shape.effective_lhs_batch_stride(), 15);
+  EXPECT_EQ(shape.effective_rhs_batch_stride(), 20);
+  EXPECT_EQ(shape.effective_out_batch_stride(), 12);
+  EXPECT_EQ(shape.ToString(), "f32->f32 batch=2 m=3 n=4 k=5");
+  shape.lhs_transposed = shape.rhs_transposed = shape.out_transposed = true;
+  EXPECT_EQ(shape.effective_lda(), 3);
+  EXPECT_EQ(shape.effective_ldb(), 5);
+  EXPECT_EQ(shape.effective_ldc(), 3);
+  shape.lda = 3;  // the dense value, spelled out
+  EXPECT_TRUE(shape.IsDense());
+  shape.ldb = 7;
+  shape.out_batch_stride = 40;
+  EXPECT_FALSE(shape.IsDense());
+  EXPECT_EQ(shape.ToString(),
+            "f32->f32 batch=2 m=3 n=4 k=5 lhs^T rhs^T out^T ldb=7 out_batch_stride=40");
+  shape.ldc = -1;
+  EXPECT_EQ(CheckDotShape(shape).code(), absl::StatusCode::kInvalidArgument);
+  // Dense dots plan with dense strides.
+  EXPECT_TRUE(PlanOf(MatMul("f32", 5, 6, 7)).IsDense());
+  EXPECT_TRUE(PlanOf(DotModule("f32[3,19,31]{2,1,0}", "f32[3,23,31]{2,1,0}",
+                               "f32[3,19,23]{1,2,0}",
+                               "lhs_batch_dims={0}, rhs_batch_dims={0}, "
+                               "lhs_contracting_dims={2}, rhs_contracting_dims={2}"))
+                  .IsDense());
+}
+
+TEST(EigenDotTest, TransformerAttention) {
+  runtime::ThreadPool pool(2);
+  // scores = q k^T per head, q and k [seq=128, heads=8, head_dim=64].
+  const std::string scores = AttentionScores("f32", 128, 8, 64);
+  DotShape plan = PlanOf(scores);
+  EXPECT_EQ(plan.ToString(),
+            "f32->f32 batch=8 m=128 n=128 k=64 rhs^T lda=512 ldb=512 lhs_batch_stride=64 "
+            "rhs_batch_stride=64");
+  CheckDot(scores, &pool);
+  // context = p v per head, p [8, 128, 128], v [128, 8, 64].
+  const std::string context = AttentionContext("f32", 128, 8, 64);
+  plan = PlanOf(context);
+  EXPECT_EQ(plan.ToString(), "f32->f32 batch=8 m=128 n=64 k=128 ldb=512 rhs_batch_stride=64");
+  CheckDot(context, &pool);
+  // The context written back as [seq, heads, head_dim] (batch in the
+  // middle of the result).
+  const std::string context_shd = AttentionContext("f32", 128, 8, 64, "{2,0,1}");
+  plan = PlanOf(context_shd);
+  EXPECT_EQ(plan.ToString(),
+            "f32->f32 batch=8 m=128 n=64 k=128 ldb=512 ldc=512 rhs_batch_stride=64 "
+            "out_batch_stride=64");
+  CheckDot(context_shd, &pool);
+  // Scores written with the batch in the middle and transposed (m minor).
+  const std::string scores_t = AttentionScores("f32", 128, 8, 64, "{1,0,2}");
+  plan = PlanOf(scores_t);
+  EXPECT_TRUE(plan.out_transposed) << plan.ToString();
+  EXPECT_EQ(plan.ldc, 1024);
+  EXPECT_EQ(plan.out_batch_stride, 128);
+  CheckDot(scores_t, &pool);
+  // On one thread and on three (batch 8 split into panels).
+  runtime::ThreadPool three(3);
+  CheckDot(scores, nullptr);
+  CheckDot(context_shd, &three);
+}
+
+TEST(EigenDotTest, StridedBatchOddSizes) {
+  runtime::ThreadPool pool(2);
+  for (int64_t seq : {1, 7, 33}) {
+    for (int64_t heads : {1, 3, 5}) {
+      for (int64_t dim : {1, 7, 33}) {
+        for (const char* layout : {"{2,1,0}", "{2,0,1}", "{1,0,2}"}) {
+          CheckDot(AttentionScores("f32", seq, heads, dim, layout), &pool);
+          CheckDot(AttentionContext("f32", seq, heads, dim, layout), &pool);
+        }
+      }
+    }
+  }
+  // Batch 3 and 5 (not a multiple of the 2 threads), large enough to run
+  // in parallel: panels of each batch element.
+  for (int64_t heads : {3, 5}) {
+    CheckDot(AttentionScores("f32", 65, heads, 64, "{2,0,1}"), &pool);
+    CheckDot(AttentionContext("f32", 65, heads, 64, "{1,0,2}"), &pool);
+  }
+}
+
+TEST(EigenDotTest, StridedMultipleBatchDimensions) {
+  runtime::ThreadPool pool(2);
+  // Heads split as [2, 3] in the middle of [seq, 2, 3, dim]: the two batch
+  // dimensions collapse to one of stride dim.
+  CheckDot(DotModule("f32[17,2,3,8]{3,2,1,0}", "f32[19,2,3,8]{3,2,1,0}",
+                     "f32[2,3,17,19]{3,2,1,0}",
+                     "lhs_batch_dims={1,2}, rhs_batch_dims={1,2}, lhs_contracting_dims={3}, "
+                     "rhs_contracting_dims={3}"),
+           &pool);
+  // The batch pairs listed in the other order: they collapse in the order
+  // of the strides (pair 1 outer), in the result too ({3,2,0,1}).
+  CheckDot(DotModule("f32[17,2,3,8]{3,2,1,0}", "f32[19,2,3,8]{3,2,1,0}",
+                     "f32[3,2,17,19]{3,2,0,1}",
+                     "lhs_batch_dims={2,1}, rhs_batch_dims={2,1}, lhs_contracting_dims={3}, "
+                     "rhs_contracting_dims={3}"),
+           &pool);
+  // Batch dimensions on both sides of a free dimension in the result
+  // would not collapse, but a size-1 dimension between them is ignored.
+  CheckDot(DotModule("f32[2,1,3,9,8]{4,3,2,1,0}", "f32[2,3,8,5]{3,2,1,0}",
+                     "f32[2,3,1,9,5]{4,3,1,2,0}",
+                     "lhs_batch_dims={0,2}, rhs_batch_dims={0,1}, lhs_contracting_dims={4}, "
+                     "rhs_contracting_dims={2}"),
+           &pool);
+  // The rhs batch between k and n, the result batch between m and n.
+  CheckDot(DotModule("f32[4,11,13]{2,1,0}", "f32[13,4,15]{2,1,0}", "f32[4,11,15]{2,0,1}",
+                     "lhs_batch_dims={0}, rhs_batch_dims={1}, lhs_contracting_dims={2}, "
+                     "rhs_contracting_dims={0}"),
+           &pool);
+}
+
+TEST(EigenDotTest, StridedElementTypes) {
+  runtime::ThreadPool pool(2);
+  for (const char* type : {"f64", "s32", "f16", "bf16"}) {
+    CheckDot(AttentionScores(type, 33, 3, 16, "{2,0,1}"), &pool);
+    CheckDot(AttentionContext(type, 33, 3, 16, "{1,0,2}"), &pool);
+  }
+  // 16-bit operands into an f32 result with strides.
+  CheckDot(DotModule("bf16[33,3,16]{2,1,0}", "bf16[33,3,16]{2,1,0}", "f32[3,33,33]{1,0,2}",
+                     "lhs_batch_dims={1}, rhs_batch_dims={1}, lhs_contracting_dims={2}, "
+                     "rhs_contracting_dims={2}"),
+           &pool);
+  CheckDot(DotModule("f16[3,33,33]{2,1,0}", "f16[33,3,16]{2,1,0}", "f32[3,33,16]{2,0,1}",
+                     "lhs_batch_dims={0}, rhs_batch_dims={1}, lhs_contracting_dims={2}, "
+                     "rhs_contracting_dims={0}"),
+           &pool);
+}
+
+// The plain-loop product (for CPUs without AVX-512) honours the strides.
+TEST(EigenDotTest, ReferenceKernelsStrided) {
+  eigen_dot_internal::SetUseReferenceKernelsForTesting(true);
+  runtime::ThreadPool pool(2);
+  for (const char* layout : {"{2,1,0}", "{2,0,1}", "{1,0,2}"}) {
+    CheckDot(AttentionScores("f32", 33, 3, 16, layout), &pool);
+    CheckDot(AttentionContext("f32", 33, 3, 16, layout), &pool);
+    CheckDot(AttentionScores("s32", 7, 3, 5, layout), &pool);
+    CheckDot(AttentionContext("f64", 7, 3, 5, layout), nullptr);
+  }
+  CheckDot(AttentionScores("bf16", 33, 3, 16, "{1,0,2}"), &pool);
+  CheckDot(MatMul("f32", 67, 71, 129), &pool);
+  eigen_dot_internal::SetUseReferenceKernelsForTesting(false);
+}
+
 // PlanDot's answer for the root of `text`.
 absl::Status PlanStatus(const std::string& text) {
   auto module = ParseHloModule(text);
@@ -356,32 +537,45 @@ TEST(EigenDotTest, PlanDotRejections) {
   // lhs free, contracting, free: no single GEMM operand.
   ExpectRejected(DotModule("f32[4,5,6]{2,1,0}", "f32[5,3]{1,0}", "f32[4,6,3]{2,1,0}",
                            "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
-                 "lhs interleaves free and contracting");
+                 "lhs lhs-free dimensions do not collapse to one stride: dimensions 0,2 "
+                 "(sizes 4,6) have strides 30,1");
   ExpectRejected(DotModule("f32[3,5]{1,0}", "f32[4,5,6]{2,1,0}", "f32[3,4,6]{2,1,0}",
                            "lhs_contracting_dims={1}, rhs_contracting_dims={1}"),
-                 "rhs interleaves");
-  // Batch dimension physically innermost.
+                 "rhs rhs-free dimensions do not collapse");
+  // Batch dimension physically innermost: neither m nor k has stride 1.
   ExpectRejected(DotModule("f32[3,4,5]{0,2,1}", "f32[3,5,6]{2,1,0}", "f32[3,4,6]{2,1,0}",
                            "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, "
                            "rhs_contracting_dims={1}"),
-                 "batch dimensions are not outermost");
+                 "lhs has no unit-stride dimension (m: 4 elements 15 apart; k: 5 elements 3 "
+                 "apart)");
+  ExpectRejected(DotModule("f32[3,4,5]{2,1,0}", "f32[3,5,6]{2,1,0}", "f32[3,4,6]{0,2,1}",
+                           "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, "
+                           "rhs_contracting_dims={1}"),
+                 "result has no unit-stride dimension");
   // Two batch dimensions stored in different orders.
   ExpectRejected(DotModule("f32[2,3,4,5]{3,2,1,0}", "f32[2,3,5,6]{3,2,0,1}",
                            "f32[2,3,4,6]{3,2,1,0}",
                            "lhs_batch_dims={0,1}, rhs_batch_dims={0,1}, "
                            "lhs_contracting_dims={3}, rhs_contracting_dims={2}"),
-                 "batch dimensions in different orders");
+                 "rhs batch dimensions do not collapse");
+  // Two batch dimensions with a free dimension between them.
+  ExpectRejected(DotModule("f32[2,4,3,5]{3,2,1,0}", "f32[2,3,5,6]{3,2,1,0}",
+                           "f32[2,3,4,6]{3,2,1,0}",
+                           "lhs_batch_dims={0,2}, rhs_batch_dims={0,1}, "
+                           "lhs_contracting_dims={3}, rhs_contracting_dims={2}"),
+                 "lhs batch dimensions do not collapse");
   // Contracting pairs stored in different orders on the two sides.
   ExpectRejected(DotModule("f32[5,6,7]{2,1,0}", "f32[7,6,3]{2,1,0}", "f32[5,3]{1,0}",
                            "lhs_contracting_dims={1,2}, rhs_contracting_dims={1,0}"),
-                 "contracting dimensions in different orders");
-  // The result stores the lhs free dimensions in another order.
+                 "rhs contracting dimensions do not collapse");
+  // The result interleaves the lhs free dimensions with the rhs ones, or
+  // stores them in another order.
   ExpectRejected(DotModule("f32[4,5,6]{2,1,0}", "f32[6,3]{1,0}", "f32[4,5,3]{1,2,0}",
                            "lhs_contracting_dims={2}, rhs_contracting_dims={0}"),
-                 "result interleaves");
+                 "result lhs-free dimensions do not collapse");
   ExpectRejected(DotModule("f32[4,5,6]{2,1,0}", "f32[6,3]{1,0}", "f32[4,5,3]{2,0,1}",
                            "lhs_contracting_dims={2}, rhs_contracting_dims={0}"),
-                 "lhs free dimensions in a different order");
+                 "result lhs-free dimensions do not collapse");
   // Tiled layouts, mixed and unsupported types.
   ExpectRejected(DotModule("f32[8,128]{1,0:T(8,128)}", "f32[128,8]{1,0}", "f32[8,8]{1,0}",
                            "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),

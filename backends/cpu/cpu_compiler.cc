@@ -88,8 +88,11 @@ class CpuExecutableBuilder {
     bool result_alone = true;
     for (const BufferSlice& operand : operands) {
       const bool overlaps = operand.Overlaps(result);
+      const bool same = operand.allocation == result.allocation &&
+                        operand.offset == result.offset && operand.size == result.size;
       kernel_options.noalias.push_back(!overlaps);
-      if (overlaps) result_alone = false;
+      kernel_options.same_as_result.push_back(same);
+      if (overlaps && !same) result_alone = false;
     }
     kernel_options.noalias.push_back(result_alone);
     return kernel_options;

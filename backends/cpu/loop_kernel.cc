@@ -342,7 +342,17 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
       llvm::GlobalValue::InternalLinkage, ToStringRef(absl::StrCat(name, ".body")), module.module.get());
   body->setDoesNotThrow();
   body->addFnAttr(llvm::Attribute::AlwaysInline);
+  bool any_same_as_result = false;
+  for (int64_t i = 0; i + 1 < buffer_count; ++i) {
+    if (i < static_cast<int64_t>(options.same_as_result.size()) && options.same_as_result[i]) {
+      any_same_as_result = true;
+    }
+  }
   for (int64_t i = 0; i < buffer_count; ++i) {
+    const bool same = i < static_cast<int64_t>(options.same_as_result.size()) &&
+                      options.same_as_result[i];
+    // One pointer passed twice must be noalias in neither place.
+    if (same || (i == buffer_count - 1 && any_same_as_result)) continue;
     if (i < static_cast<int64_t>(options.noalias.size()) && options.noalias[i]) {
       body->addParamAttr(i, llvm::Attribute::NoAlias);
     }
@@ -429,6 +439,11 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   for (int64_t i = 0; i < buffer_count; ++i) {
     llvm::Value* slot = b.CreateConstInBoundsGEP1_64(pointer, entry->getArg(0), i);
     call_arguments.push_back(b.CreateLoad(pointer, slot, ToStringRef(absl::StrCat("buffer", i))));
+  }
+  for (int64_t i = 0; i + 1 < buffer_count; ++i) {
+    if (i < static_cast<int64_t>(options.same_as_result.size()) && options.same_as_result[i]) {
+      call_arguments[i] = call_arguments[buffer_count - 1];
+    }
   }
   call_arguments.push_back(entry->getArg(1));
   call_arguments.push_back(entry->getArg(2));

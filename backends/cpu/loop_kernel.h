@@ -54,6 +54,12 @@ struct LoopKernelOptions {
   bool reorder_float_reductions = true;
   // noalias[i] for buffer i (parameters, then the result); missing: false.
   std::vector<bool> noalias;
+  // same_as_result[i]: parameter i's buffer is exactly the result's (an
+  // in-place update).  The kernel then reads it through the result's
+  // pointer, so LLVM sees one base address (each element read before it
+  // is written at the same position) instead of two that may overlap
+  // anywhere, which keeps the loop vectorizable.  Missing: false.
+  std::vector<bool> same_as_result;
 };
 
 class LoopKernel {

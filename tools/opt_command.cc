@@ -3,6 +3,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "backends/common/hlo_executable.h"
+#include "backends/cpu/cpu_compiler.h"
 #include "hlo/analysis/hlo_verifier.h"
 #include "hlo/ir/status_macros.h"
 #include "hlo/parser/hlo_printer.h"
@@ -17,7 +19,8 @@ namespace {
 const std::vector<FlagSpec>& OptFlags() {
   static const auto* flags = new std::vector<FlagSpec>{
       {"passes", true, false, "comma-separated passes to run in order"},
-      {"pipeline", true, false, "a named pipeline (default: simplify)"},
+      {"pipeline", true, false, "a named pipeline (default: simplify); cpu: the passes the "
+                                "CPU backend runs before code generation"},
       {"dump_dir", true, false, "write the module before the pipeline and after every pass "
                                 "that changed it, as NNNN.<module>.<pipeline>.<pass>.hlo"},
       {"dump_pass_re", true, false, "only dump after passes whose name matches this regex"},
@@ -28,6 +31,9 @@ const std::vector<FlagSpec>& OptFlags() {
                                      "print the plan and its summary (to standard error)"},
       {"explain_fusion", false, false, "print why each fusion candidate fused or did not (to "
                                        "standard error)"},
+      {"show_thunks", false, false, "with --pipeline=cpu: compile the result and print the "
+                                    "runtime plan, one thunk per line (to standard error): "
+                                    "which instructions run as kernels, GEMMs or fallbacks"},
       {"o", true, false, "write the module to FILE instead of standard output"},
   };
   return *flags;
@@ -39,10 +45,10 @@ std::string OptUsage() {
   return absl::StrCat(
       "usage: tessera opt MODULE [--passes=a,b,c | --pipeline=NAME] [--dump_dir=DIR]\n"
       "                  [--dump_pass_re=RE] [--stats] [--explain_fusion] [--show_buffers]\n"
-      "                  [--verify_each]\n"
+      "                  [--verify_each] [--show_thunks]\n"
       "                  [-o FILE]\n"
       "Runs optimization passes over MODULE and prints the result as HLO text.\n"
-      "pipelines: ", absl::StrJoin(RegisteredPipelineNames(), ", "), "\n",
+      "pipelines: cpu, ", absl::StrJoin(RegisteredPipelineNames(), ", "), "\n",
       "passes: ", absl::StrJoin(RegisteredPassNames(), ", "), "\n",
       FlagsHelp(OptFlags()));
 }
@@ -73,6 +79,8 @@ absl::Status RunOptCommand(const std::vector<std::string>& args, std::ostream& o
       if (!pass.ok()) return absl::InvalidArgumentError(absl::StrCat("tessera opt: ", pass.status().message()));
       pipeline->AddPass(*std::move(pass));
     }
+  } else if (cl.Get("pipeline") == "cpu") {
+    pipeline = cpu::MakeCpuPipeline(cpu::CpuCompileOptions{}, options, explain);
   } else {
     absl::StatusOr<std::unique_ptr<PassPipeline>> named =
         MakePipelineByName(cl.Get("pipeline", "simplify"), options, explain);
@@ -86,6 +94,9 @@ absl::Status RunOptCommand(const std::vector<std::string>& args, std::ostream& o
   if (absl::Status status = VerifyHloModule(*module); !status.ok()) {
     return absl::InternalError(
         absl::StrCat("tessera opt: the optimized module does not verify: ", status.message()));
+  }
+  if (cl.Has("show_thunks") && cl.Get("pipeline") != "cpu") {
+    return absl::InvalidArgumentError("tessera opt: --show_thunks needs --pipeline=cpu");
   }
   if (cl.Has("stats")) err << pipeline->stats().ToString();
   if (explain != nullptr) err << ExplainFusion(explanations);
@@ -104,6 +115,19 @@ absl::Status RunOptCommand(const std::vector<std::string>& args, std::ostream& o
     err << assignment->ToString();
   }
   const std::string text = PrintHloModule(*module);
+  if (cl.Has("show_thunks")) {
+    // The module is already optimized: compile it as it is.
+    cpu::CpuCompileOptions compile;
+    compile.run_fusion_pipeline = false;
+    absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
+        cpu::CompileForCpuExecutable(std::move(module), compile);
+    if (!executable.ok()) {
+      return absl::Status(executable.status().code(),
+                          absl::StrCat("tessera opt: CPU compilation: ",
+                                       executable.status().message()));
+    }
+    err << (*executable)->ToString();
+  }
   if (cl.Has("o")) return WriteStringToFile(cl.Get("o"), text);
   out << text;
   return absl::OkStatus();

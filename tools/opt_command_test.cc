@@ -136,5 +136,23 @@ TEST(OptCommandTest, ShowBuffersNeedsASchedule) {
   EXPECT_THAT(status.message(), HasSubstr("--show_buffers needs a scheduled module"));
 }
 
+TEST(OptCommandTest, CpuPipelinePrintsWhatTheCpuBackendRuns) {
+  std::string out, err;
+  ASSERT_TRUE(Opt({WriteTemp("k.hlo", kModule), "--pipeline=cpu", "--show_thunks", "--stats"},
+                  &out, &err)
+                  .ok());
+  EXPECT_THAT(out, HasSubstr("is_scheduled=true"));
+  EXPECT_THAT(out, HasSubstr("kind=kLoop"));
+  EXPECT_TRUE(ParseHloModule(out).ok()) << out;
+  // The runtime plan: one JIT kernel for the fused multiply.
+  EXPECT_THAT(err, HasSubstr("executable opt_me"));
+  EXPECT_THAT(err, HasSubstr("kernel "));
+}
+
+TEST(OptCommandTest, ShowThunksNeedsTheCpuPipeline) {
+  absl::Status status = Opt({WriteTemp("l.hlo", kModule), "--pipeline=fusion", "--show_thunks"});
+  EXPECT_THAT(status.message(), HasSubstr("--show_thunks needs --pipeline=cpu"));
+}
+
 }  // namespace
 }  // namespace tessera

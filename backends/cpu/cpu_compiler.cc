@@ -844,12 +844,19 @@ absl::Status PrepareModule(absl::string_view caller, HloModule* module,
   }
   TS_RETURN_IF_ERROR(VerifyHloModule(*module));
   if (!options.run_fusion_pipeline) return absl::OkStatus();
-  FusionPipelineOptions fusion;
-  fusion.cost = options.fusion_cost;
-  return MakeFusionPipeline(fusion, {})->Run(module).status();
+  return MakeCpuPipeline(options)->Run(module).status();
 }
 
 }  // namespace
+
+std::unique_ptr<PassPipeline> MakeCpuPipeline(const CpuCompileOptions& options,
+                                              const PassPipelineOptions& pipeline,
+                                              std::vector<FusionExplanation>* explanations) {
+  FusionPipelineOptions fusion;
+  fusion.cost = options.fusion_cost;
+  fusion.explanations = explanations;
+  return MakeFusionPipeline(fusion, pipeline);
+}
 
 absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(std::unique_ptr<HloModule> module,
                                                              const CpuCompileOptions& options) {

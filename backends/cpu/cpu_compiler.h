@@ -16,6 +16,7 @@
 #define TESSERA_BACKENDS_CPU_CPU_COMPILER_H_
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "backends/common/hlo_executable.h"
@@ -23,6 +24,7 @@
 #include "backends/llvm_ir/llvm_jit.h"
 #include "hlo/ir/hlo_module.h"
 #include "passes/fusion/fusion_cost_model.h"
+#include "passes/pass_pipeline.h"
 
 namespace tessera {
 namespace cpu {
@@ -51,6 +53,14 @@ struct CpuCompileOptions {
   // dots run on the evaluator, bit-exact.
   bool native_dots = true;
 };
+
+// The passes CompileForCpu runs before code generation (Simplify, fusion
+// with options.fusion_cost, DCE, copy insertion, scheduling): the module it
+// leaves is the one the CPU backend runs, instruction for instruction
+// (`tessera opt --pipeline=cpu` prints it).
+std::unique_ptr<PassPipeline> MakeCpuPipeline(
+    const CpuCompileOptions& options, const PassPipelineOptions& pipeline = {},
+    std::vector<FusionExplanation>* explanations = nullptr);
 
 // Errors: a module that does not verify, a pass or buffer assignment that
 // fails, a JIT that cannot start.  Kernels the elementwise compiler

@@ -11,14 +11,17 @@ namespace tessera {
 std::vector<std::string> BackendNames() { return {"cpu", "interpreter"}; }
 
 absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForBackend(
-    absl::string_view backend, std::unique_ptr<HloModule> module) {
+    absl::string_view backend, std::unique_ptr<HloModule> module,
+    const BackendOptions& options) {
   if (backend == "interpreter") {
     return InterpreterBackend().Compile(std::shared_ptr<const HloModule>(std::move(module)));
   }
   if (backend == "cpu") {
     // The runtime::Executable path: steady-state runs (tessera bench) copy
     // no literals and allocate nothing.
-    return cpu::CompileForCpuExecutable(std::move(module));
+    cpu::CpuCompileOptions cpu_options;
+    cpu_options.jit.cache_dir = options.cache_dir;
+    return cpu::CompileForCpuExecutable(std::move(module), cpu_options);
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown backend '", backend, "' (available: ",
                                                  absl::StrJoin(BackendNames(), ", "), ")"));

@@ -15,10 +15,17 @@ namespace tessera {
 
 std::vector<std::string> BackendNames();
 
+struct BackendOptions {
+  // cpu: LLVM object code cached in this directory across runs
+  // (llvm_ir::JitOptions::cache_dir); empty: none.
+  std::string cache_dir;
+};
+
 // Compiles `module` (verified) for `backend`; InvalidArgument naming the
 // known backends for an unknown one.
 absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForBackend(
-    absl::string_view backend, std::unique_ptr<HloModule> module);
+    absl::string_view backend, std::unique_ptr<HloModule> module,
+    const BackendOptions& options = {});
 
 }  // namespace tessera
 

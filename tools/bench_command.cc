@@ -20,6 +20,8 @@ namespace {
 const std::vector<FlagSpec>& BenchFlags() {
   static const auto* flags = new std::vector<FlagSpec>{
       {"backend", true, false, "what to run on: interpreter (default) or cpu"},
+      {"cache_dir", true, false, "cpu: keep each kernel's LLVM object code in DIR, so that a "
+                                 "repeated compile of the same module skips LLVM"},
       {"input", true, true, "an argument as a .npy file; repeat in parameter order "
                             "(default: seeded random arguments)"},
       {"seed", true, false, "seed for random arguments (default 0)"},
@@ -44,6 +46,7 @@ std::string BenchUsage() {
   return absl::StrCat(
       "usage: tessera bench MODULE [--backend=interpreter|cpu] [--input=FILE.npy ...]\n"
       "                    [--warmup=N --iters=N] [--format=text|json] [--profile]\n"
+      "                    [--cache_dir=DIR]\n"
       "Compiles MODULE once and times it in steady state (buffers allocated once).\n",
       FlagsHelp(BenchFlags()));
 }
@@ -85,7 +88,8 @@ absl::Status RunBenchCommand(const std::vector<std::string>& args, std::ostream&
   const std::string backend = cl.Get("backend", "interpreter");
   const Clock::time_point compile_start = Clock::now();
   TS_ASSIGN_OR_RETURN(std::unique_ptr<HloExecutable> executable,
-                      CompileForBackend(backend, std::move(module)));
+                      CompileForBackend(backend, std::move(module),
+                                        BackendOptions{cl.Get("cache_dir")}));
   const double compile_ms = MillisecondsSince(compile_start);
 
   TS_ASSIGN_OR_RETURN(std::vector<runtime::OwnedBuffer> inputs,

@@ -3,6 +3,7 @@
 #include "tools/bench_command.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
 #include "gmock/gmock.h"
@@ -69,6 +70,24 @@ TEST(BenchCommandTest, ProfilePrintsEachThunk) {
   EXPECT_THAT(out, HasSubstr("profile  (2 runs"));
   EXPECT_THAT(out, HasSubstr("calls/run"));
   EXPECT_THAT(out, HasSubstr("kernel"));
+}
+
+TEST(BenchCommandTest, CacheDirKeepsObjectCode) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = std::string(tmp != nullptr ? tmp : "/tmp") + "/bench_object_cache";
+  // A module of its own: one compiled earlier in this process would come
+  // from the in-memory cache without reaching LLVM.
+  std::string module = kModule;
+  module.replace(module.find("add(ax, y)"), 3, "subtract");
+  const std::string path = WriteTemp("q.hlo", module);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(Bench({path, "--backend=cpu", "--iters=1", "--cache_dir=" + dir}).ok());
+  }
+  int objects = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".o") ++objects;
+  }
+  EXPECT_GT(objects, 0);
 }
 
 TEST(BenchCommandTest, Errors) {

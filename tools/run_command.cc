@@ -24,6 +24,8 @@ const std::vector<FlagSpec>& RunFlags() {
       {"backend", true, false, "where to run: interpreter (the reference evaluator, default) "
                                "or cpu (LLVM-compiled kernels; ops without one yet run on "
                                "the evaluator)"},
+      {"cache_dir", true, false, "cpu: keep each kernel's LLVM object code in DIR, so that a "
+                                 "repeated compile of the same module skips LLVM"},
       {"input", true, true, "an argument as a .npy file; repeat in parameter order"},
       {"random_inputs", false, false, "use seeded random arguments (the default with no --input)"},
       {"seed", true, false, "seed for --random_inputs (default 0)"},
@@ -56,7 +58,7 @@ std::string RunUsage() {
   return absl::StrCat(
       "usage: tessera run MODULE [--backend=interpreter|cpu] [--input=FILE.npy ...]\n"
       "                  [--random_inputs --seed=N] [--output_dir=DIR] [--print]\n"
-      "                  [--compare_with=BACKEND [--tolerance=T]]\n"
+      "                  [--compare_with=BACKEND [--tolerance=T]] [--cache_dir=DIR]\n"
       "Runs MODULE (HLO text or a binary HloModuleProto) on the given arguments, or\n"
       "on seeded random ones, and prints its results or writes them as .npy files.\n",
       FlagsHelp(RunFlags()));
@@ -194,7 +196,8 @@ absl::Status RunRunCommand(const std::vector<std::string>& args, std::ostream& o
   }
 
   TS_ASSIGN_OR_RETURN(std::unique_ptr<HloExecutable> executable,
-                      CompileForBackend(backend, std::move(module)));
+                      CompileForBackend(backend, std::move(module),
+                                        BackendOptions{cl.Get("cache_dir")}));
   TS_ASSIGN_OR_RETURN(Literal result, executable->RunLiterals(arguments));
   std::vector<const Literal*> leaves = result.Leaves();
   if (cl.Has("output_dir")) {

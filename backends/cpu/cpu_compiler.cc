@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/compilation_cache.h"
 #include "backends/cpu/conv_thunk.h"
 #include "backends/cpu/loop_kernel.h"
 #include "runtime/thread_pool.h"
@@ -51,6 +52,9 @@ class CpuExecutableBuilder {
     executable->kernel_compiler_ = std::move(compiler);
     CpuExecutableBuilder builder(options, executable.get(), runtime_only);
     TS_RETURN_IF_ERROR(builder.Build());
+    const llvm_ir::JitStats jit = executable->kernel_compiler_->jit_stats();
+    executable->stats_.llvm_modules = jit.modules;
+    executable->stats_.llvm_cache_hits = jit.cache_hits;
     return executable;
   }
   static void SetCompileTime(CpuExecutable* executable, double ms) {
@@ -1006,13 +1010,25 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForCpuExecutable(
     std::unique_ptr<HloModule> module, const CpuCompileOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   TS_RETURN_IF_ERROR(PrepareModule("CompileForCpuExecutable", module.get(), options));
-  TS_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable,
-                      CpuExecutableBuilder::Create(std::move(module), options,
-                                                   /*runtime_only=*/true));
-  CpuExecutableBuilder::SetCompileTime(
-      executable.get(),
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  std::shared_ptr<const CpuExecutable> shared = std::move(executable);
+  CpuCompilationCache* cache = nullptr;
+  std::string key;
+  std::shared_ptr<const CpuExecutable> shared;
+  if (options.use_cache) {
+    cache = options.cache != nullptr ? options.cache : &CpuCompilationCache::Default();
+    key = CpuCompilationFingerprint(*module, options);
+    shared = cache->Lookup(key);
+  }
+  if (shared == nullptr) {
+    TS_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable,
+                        CpuExecutableBuilder::Create(std::move(module), options,
+                                                     /*runtime_only=*/true));
+    CpuExecutableBuilder::SetCompileTime(
+        executable.get(), std::chrono::duration<double, std::milli>(
+                              std::chrono::steady_clock::now() - start)
+                              .count());
+    shared = std::move(executable);
+    if (cache != nullptr) cache->Insert(key, shared);
+  }
   TS_ASSIGN_OR_RETURN(ProgramShape program_shape, EntryProgramShape(shared->module()));
   TS_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Executable> runtime_executable,
                       CpuExecutableBuilder::ToRuntime(shared));

@@ -29,6 +29,8 @@
 namespace tessera {
 namespace cpu {
 
+class CpuCompilationCache;
+
 struct CpuCompileOptions {
   // Run the fusion pipeline.  Off: the module must already be scheduled
   // (and copy-inserted): it is compiled as it is.
@@ -52,6 +54,11 @@ struct CpuCompileOptions {
   // reordered (results differ from the evaluator in the last bits); off:
   // dots run on the evaluator, bit-exact.
   bool native_dots = true;
+  // CompileForCpuExecutable looks the optimized module up here first
+  // (compilation_cache.h) and keeps what it compiles; null: the
+  // process-wide CpuCompilationCache::Default().  Off: always compile.
+  bool use_cache = true;
+  CpuCompilationCache* cache = nullptr;
 };
 
 // The passes CompileForCpu runs before code generation (Simplify, fusion

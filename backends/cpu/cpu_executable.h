@@ -273,6 +273,10 @@ struct CpuExecutableStats {
   std::vector<std::string> fallbacks;
   double compile_ms = 0;  // the whole CompileForCpu
   int64_t arena_bytes = 0;
+  // LLVM modules compiled for kernels, and how many of them were loaded
+  // from the on-disk object cache (JitOptions::cache_dir) instead.
+  int64_t llvm_modules = 0;
+  int64_t llvm_cache_hits = 0;
 };
 
 class CpuExecutable {

@@ -90,6 +90,8 @@ class LoopKernelCompiler {
   absl::StatusOr<std::unique_ptr<LoopKernel>> Compile(const HloComputation& computation,
                                                       const LoopKernelOptions& options);
 
+  llvm_ir::JitStats jit_stats() const { return jit_->stats(); }
+
  private:
   explicit LoopKernelCompiler(std::shared_ptr<llvm_ir::LlvmJit> jit) : jit_(std::move(jit)) {}
   std::shared_ptr<llvm_ir::LlvmJit> jit_;

@@ -2,6 +2,10 @@
 // pass manager, and lookups.  See llvm_jit.h.
 #include "backends/llvm_ir/llvm_jit.h"
 
+#include <unistd.h>
+
+#include <array>
+
 #include <mutex>
 #include <string>
 #include <utility>
@@ -22,6 +26,11 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -39,7 +48,7 @@ struct LlvmJit::Impl {
   std::unique_ptr<llvm::orc::LLJIT> jit;
   bool keep_optimized_ir = false;
   std::string last_optimized_ir;
-  int module_count = 0;
+  JitStats stats;
 };
 
 namespace {
@@ -114,7 +123,62 @@ void Optimize(LlvmJit::Impl& impl, llvm::Module& module) {
   passes.run(module, module_analyses);
 }
 
+// Bump when the meaning of a cached object changes without its key.
+constexpr char kObjectCacheFormat[] = "tessera-object-cache-1";
+
+// The cache file for `module` (with its target attributes set), keyed by
+// everything that decides its object code.
+std::string ObjectCachePath(const LlvmJit::Impl& impl, const llvm::Module& module) {
+  std::string ir;
+  llvm::raw_string_ostream stream(ir);
+  module.print(stream, nullptr);
+  stream.flush();
+  const std::string key =
+      Sha256Hex(absl::StrCat(kObjectCacheFormat, "\n", LLVM_VERSION_STRING, "\n",
+                             impl.target_triple, "\n", impl.cpu_name, "\n", impl.cpu_features,
+                             "\nO", impl.options.opt_level, "\n", ir));
+  return absl::StrCat(impl.options.cache_dir, "/", key, ".o");
+}
+
+// Writes `object` to `path` through a temporary file and a rename, so that
+// concurrent processes never read a partial object.  Failures are ignored
+// (the cache is an optimization).
+bool WriteCacheFile(const std::string& path, const llvm::MemoryBuffer& object) {
+  const std::string temporary = absl::StrCat(path, ".tmp.", ::getpid());
+  {
+    std::error_code error;
+    llvm::raw_fd_ostream out(temporary, error);
+    if (error) return false;
+    out.write(object.getBufferStart(), object.getBufferSize());
+    out.close();
+    if (out.has_error()) {
+      out.clear_error();
+      llvm::sys::fs::remove(temporary);
+      return false;
+    }
+  }
+  if (llvm::sys::fs::rename(temporary, path)) {
+    llvm::sys::fs::remove(temporary);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+std::string Sha256Hex(absl::string_view data) {
+  llvm::SHA256 hash;
+  hash.update(llvm::StringRef(data.data(), data.size()));
+  const std::array<uint8_t, 32> digest = hash.final();
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(64);
+  for (uint8_t byte : digest) {
+    hex.push_back(kHex[byte >> 4]);
+    hex.push_back(kHex[byte & 15]);
+  }
+  return hex;
+}
 
 LlvmJit::LlvmJit(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 LlvmJit::~LlvmJit() = default;
@@ -190,6 +254,7 @@ const std::string& LlvmJit::cpu_features() const { return impl_->cpu_features; }
 const std::string& LlvmJit::target_triple() const { return impl_->target_triple; }
 const JitOptions& LlvmJit::options() const { return impl_->options; }
 const std::string& LlvmJit::last_optimized_ir() const { return impl_->last_optimized_ir; }
+JitStats LlvmJit::stats() const { return impl_->stats; }
 void LlvmJit::set_keep_optimized_ir(bool keep) { impl_->keep_optimized_ir = keep; }
 
 ModuleWithContext CreateModule(const LlvmJit& jit, absl::string_view name) {
@@ -220,15 +285,49 @@ absl::Status AddModule(LlvmJit& jit, ModuleWithContext module) {
     function.addFnAttr("target-cpu", impl.cpu_name);
     function.addFnAttr("target-features", impl.cpu_features);
   }
+  ++impl.stats.modules;
+  const bool cached = !impl.options.cache_dir.empty() && !impl.keep_optimized_ir;
+  std::string cache_path;
+  if (cached) {
+    cache_path = ObjectCachePath(impl, m);
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> object =
+        llvm::MemoryBuffer::getFile(cache_path, /*IsText=*/false,
+                                    /*RequiresNullTerminator=*/false);
+    if (object) {
+      llvm::Error error = impl.jit->addObjectFile(std::move(*object));
+      if (!error) {
+        ++impl.stats.cache_hits;
+        return absl::OkStatus();
+      }
+      // A damaged entry: compile again (and overwrite it).
+      llvm::consumeError(std::move(error));
+    }
+  }
   Optimize(impl, m);
   if (impl.keep_optimized_ir) {
     impl.last_optimized_ir.clear();
     llvm::raw_string_ostream ir_stream(impl.last_optimized_ir);
     m.print(ir_stream, nullptr);
   }
-  ++impl.module_count;
-  llvm::Error error = impl.jit->addIRModule(
-      llvm::orc::ThreadSafeModule(std::move(module.module), std::move(module.context)));
+  llvm::Error error = llvm::Error::success();
+  if (cached) {
+    // Compile here rather than lazily in the JIT, to keep the object.
+    llvm::orc::SimpleCompiler compiler(*impl.target_machine);
+    llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> object = compiler(m);
+    if (!object) {
+      return absl::InternalError(absl::StrCat("cannot compile LLVM module '",
+                                              std::string(m.getName()),
+                                              "': ", ErrorString(object.takeError())));
+    }
+    if (!llvm::sys::fs::create_directories(impl.options.cache_dir) &&
+        WriteCacheFile(cache_path, **object)) {
+      ++impl.stats.cache_writes;
+    }
+    error = impl.jit->addObjectFile(std::move(*object));
+  } else {
+    error = impl.jit->addIRModule(
+        llvm::orc::ThreadSafeModule(std::move(module.module), std::move(module.context)));
+  }
   if (error) {
     return absl::InternalError(
         absl::StrCat("cannot add an LLVM module to the JIT: ", ErrorString(std::move(error))));

@@ -31,7 +31,25 @@ struct JitOptions {
   // a feature string ("+avx2,-avx512f").
   std::string cpu;
   std::string features;
+  // When set, an object cache on disk: each module's object code is kept in
+  // DIR/<sha256>.o, keyed by the module's IR before optimization, the
+  // target (triple, CPU, features), the level and LLVM's version; a module
+  // found there skips the optimizer and the code generator.  The directory
+  // is created if missing; a cache that cannot be read or written only
+  // costs the compilation (never an error).
+  std::string cache_dir;
 };
+
+// Counts of AddModule's work since the JIT was created.
+struct JitStats {
+  int64_t modules = 0;
+  int64_t cache_hits = 0;    // object code loaded from cache_dir
+  int64_t cache_writes = 0;  // object code written to cache_dir
+};
+
+// The SHA-256 of `data`, as 64 lowercase hex digits (LLVM's
+// implementation): cache keys and fingerprints.
+std::string Sha256Hex(absl::string_view data);
 
 class LlvmJit {
  public:
@@ -58,6 +76,8 @@ class LlvmJit {
   const std::string& cpu_features() const;
   const std::string& target_triple() const;
   const JitOptions& options() const;
+
+  JitStats stats() const;
 
   // The last module added, as optimized textual IR (for tests and dumps).
   const std::string& last_optimized_ir() const;

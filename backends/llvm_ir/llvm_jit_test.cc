@@ -3,6 +3,9 @@
 #include "backends/llvm_ir/llvm_jit.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "gtest/gtest.h"
 
@@ -93,6 +96,67 @@ TEST(LlvmJitTest, UnknownSymbolIsNotFound) {
   auto jit = LlvmJit::Create();
   ASSERT_TRUE(jit.ok());
   EXPECT_EQ((*jit)->Lookup("no_such_function").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(LlvmJitTest, Sha256MatchesKnownAnswers) {
+  EXPECT_EQ(Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+// The on-disk object cache: a second JIT with the same module loads the
+// object instead of compiling; another module, or another level, misses;
+// a damaged entry is compiled again and rewritten.
+TEST(LlvmJitTest, ObjectCacheOnDisk) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::filesystem::path dir =
+      std::filesystem::path(tmp != nullptr ? tmp : "/tmp") / "llvm_jit_object_cache";
+  std::filesystem::remove_all(dir);
+  const char* kAdd = R"(
+    define i32 @add(i32 %a, i32 %b) {
+      %sum = add i32 %a, %b
+      ret i32 %sum
+    }
+  )";
+  JitOptions options;
+  options.cache_dir = dir.string();  // created on first use
+  auto run = [&](const JitOptions& jit_options, const char* ir) -> JitStats {
+    auto jit = LlvmJit::Create(jit_options);
+    EXPECT_TRUE(jit.ok()) << jit.status();
+    EXPECT_TRUE((*jit)->AddIrText(ir).ok());
+    auto add = (*jit)->LookupFunction<int(int, int)>("add");
+    EXPECT_TRUE(add.ok()) << add.status();
+    if (add.ok()) EXPECT_EQ((*add)(40, 2), 42);
+    return (*jit)->stats();
+  };
+  JitStats first = run(options, kAdd);
+  EXPECT_EQ(first.modules, 1);
+  EXPECT_EQ(first.cache_hits, 0);
+  EXPECT_EQ(first.cache_writes, 1);
+  JitStats second = run(options, kAdd);
+  EXPECT_EQ(second.cache_hits, 1);
+  EXPECT_EQ(second.cache_writes, 0);
+  // A different level is a different key.
+  JitOptions o1 = options;
+  o1.opt_level = 1;
+  EXPECT_EQ(run(o1, kAdd).cache_hits, 0);
+  int entries = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path().extension(), ".o") << entry.path();
+    ++entries;
+    // Damage every entry.
+    std::ofstream(entry.path(), std::ios::trunc) << "not an object file";
+  }
+  EXPECT_EQ(entries, 2);
+  JitStats damaged = run(options, kAdd);
+  EXPECT_EQ(damaged.cache_hits, 0);
+  EXPECT_EQ(damaged.cache_writes, 1);
+  EXPECT_EQ(run(options, kAdd).cache_hits, 1);
+  // An unwritable cache directory only costs the compilation.
+  JitOptions unwritable = options;
+  unwritable.cache_dir = "/proc/no_such_dir/cache";
+  JitStats none = run(unwritable, kAdd);
+  EXPECT_EQ(none.cache_hits, 0);
+  EXPECT_EQ(none.cache_writes, 0);
 }
 
 }  // namespace

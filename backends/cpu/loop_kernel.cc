@@ -2,8 +2,12 @@
 #include "backends/cpu/loop_kernel.h"
 
 #include <algorithm>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "backends/llvm_ir/elemental_ir_emitter.h"
 #include "backends/llvm_ir/llvm_jit_internal.h"
@@ -127,6 +131,10 @@ int64_t ReductionLanes(PrimitiveType type) {
   return std::max<int64_t>(8, 128 / std::max(1, ByteWidth(type)));
 }
 
+// Called with each element a reduce folds in, and its index in the
+// reduce's operand (row kernels keep it, to read it again in a later pass).
+using ElementSink = std::function<absl::Status(const IrIndex& index, llvm::Value* value)>;
+
 // A generator for a one-operand `reduce` whose reducer is a scalar
 // elementwise computation.  Per result element, from the init value:
 // - serial: the operand's elements in row-major order of the reduced
@@ -144,7 +152,8 @@ int64_t ReductionLanes(PrimitiveType type) {
 //   vector code.
 absl::StatusOr<llvm_ir::ElementGenerator> MakeReduceGenerator(
     const HloInstruction* reduce, const llvm_ir::GeneratorMap& generators,
-    llvm_ir::ElementalIrEmitter* emitter, llvm::IRBuilder<>* b, bool reorder_floats) {
+    llvm_ir::ElementalIrEmitter* emitter, llvm::IRBuilder<>* b, bool reorder_floats,
+    bool computed_once_per_row, ElementSink sink = nullptr) {
   if (reduce->operand_count() != 2 || !reduce->shape().IsArray()) {
     return absl::UnimplementedError(
         absl::StrCat("%", reduce->name(), ": only one-operand reduces run in kernels"));
@@ -166,7 +175,7 @@ absl::StatusOr<llvm_ir::ElementGenerator> MakeReduceGenerator(
           absl::StrCat("%", reduce->name(), ": the reducer is not elementwise"));
     }
   }
-  if (!ReadOncePerElement(reduce)) {
+  if (!computed_once_per_row && !ReadOncePerElement(reduce)) {
     return absl::UnimplementedError(
         absl::StrCat("%", reduce->name(), ": its result is read other than elementwise"));
   }
@@ -231,8 +240,9 @@ absl::StatusOr<llvm_ir::ElementGenerator> MakeReduceGenerator(
               entry_builder.CreateAlloca(value_type, nullptr, "accumulator");
           b->CreateStore(init_value, slot);
           std::vector<llvm_ir::ForLoop> loops = open_loops(-1);
-          TS_ASSIGN_OR_RETURN(llvm::Value * x,
-                              input_generator(IrIndex(multi_index, input_shape, index_type)));
+          const IrIndex input_index(multi_index, input_shape, index_type);
+          TS_ASSIGN_OR_RETURN(llvm::Value * x, input_generator(input_index));
+          if (sink) TS_RETURN_IF_ERROR(sink(input_index, x));
           llvm::Value* accumulator = b->CreateLoad(value_type, slot);
           TS_ASSIGN_OR_RETURN(llvm::Value * next,
                               EmitReducer(*reducer, accumulator, x, emitter, b));
@@ -257,8 +267,9 @@ absl::StatusOr<llvm_ir::ElementGenerator> MakeReduceGenerator(
         // into lane `j`.
         auto fold = [&](llvm::Value* position, llvm::Value* j) -> absl::Status {
           multi_index[inner] = position;
-          TS_ASSIGN_OR_RETURN(llvm::Value * x,
-                              input_generator(IrIndex(multi_index, input_shape, index_type)));
+          const IrIndex input_index(multi_index, input_shape, index_type);
+          TS_ASSIGN_OR_RETURN(llvm::Value * x, input_generator(input_index));
+          if (sink) TS_RETURN_IF_ERROR(sink(input_index, x));
           llvm::Value* slot = lane(j);
           llvm::Value* accumulator = b->CreateLoad(value_type, slot);
           TS_ASSIGN_OR_RETURN(llvm::Value * next,
@@ -305,6 +316,124 @@ absl::StatusOr<llvm_ir::ElementGenerator> MakeReduceGenerator(
         return EmitReducer(*reducer, init_value, b->CreateLoad(value_type, lane(constant(0))),
                            emitter, b);
       });
+}
+
+// A row kernel: reduces whose results are read through broadcasts (a
+// softmax's max and sum, a layer norm's mean and variance, fused with what
+// uses them) are computed once per row -- per index of the root's `rows`
+// leading dimensions -- before the loops over the rest of the row, which
+// then read them as values.  The row stays in cache between its passes, so
+// the kernel reads its input from memory once.
+struct RowPlan {
+  int64_t rows = 0;  // leading dimensions of the root that index a row
+  std::vector<const HloInstruction*> reduces;  // post order
+  // Operands of those reduces with other users in the row (a softmax's
+  // exp): kept in a per-row scratch while the reduce folds them, read from
+  // there afterwards instead of being computed again.
+  std::vector<const HloInstruction*> kept;
+  int64_t row_elements = 0;  // of the root's trailing (non-row) dimensions
+};
+
+// Which dimension of each instruction carries each row dimension of the
+// root (-1: none), propagated from the root to operands.  Nullopt unless
+// `computation` is a row kernel: some reduce is read other than
+// elementwise; every reduce has as many dimensions as the root has row
+// dimensions and they carry the rows in order (so whoever reads it reads
+// the current row's value), or does not depend on the row and is read
+// once per element; row dimensions pass only through elementwise ops,
+// broadcasts and reduces; and the rows are the root's major-most
+// dimensions in its layout.
+std::optional<RowPlan> PlanRowKernel(const HloComputation& computation, const Shape& root_shape) {
+  const std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
+  int64_t rows = -1;
+  bool needed = false;
+  for (const HloInstruction* h : order) {
+    if (h->opcode() != HloOpcode::kReduce || !h->shape().IsArray()) continue;
+    if (ReadOncePerElement(h)) continue;
+    needed = true;
+    if (rows >= 0 && rows != h->shape().rank()) return std::nullopt;
+    rows = h->shape().rank();
+  }
+  if (!needed || rows <= 0 || root_shape.rank() < rows) return std::nullopt;
+  const std::vector<int64_t> minor_to_major = llvm_ir::MinorToMajor(root_shape);
+  for (int64_t i = 0; i < rows; ++i) {
+    if (minor_to_major[root_shape.rank() - 1 - i] != i) return std::nullopt;
+  }
+  using Mapping = std::vector<int64_t>;
+  const Mapping none(rows, -1);
+  absl::flat_hash_map<const HloInstruction*, Mapping> mapping;
+  Mapping identity(rows);
+  for (int64_t i = 0; i < rows; ++i) identity[i] = i;
+  mapping[computation.root_instruction()] = identity;
+  auto assign = [&](const HloInstruction* operand, const Mapping& m) {
+    auto [it, inserted] = mapping.try_emplace(operand, m);
+    return inserted || it->second == m;
+  };
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const HloInstruction* h = *it;
+    auto found = mapping.find(h);
+    if (found == mapping.end()) return std::nullopt;  // unused: not expected in a fusion
+    const Mapping m = found->second;
+    if (h->opcode() == HloOpcode::kParameter || h->opcode() == HloOpcode::kConstant) continue;
+    if (h->opcode() == HloOpcode::kBroadcast) {
+      Mapping operand_m(rows, -1);
+      const std::vector<int64_t>& dims = h->dimensions();
+      for (int64_t i = 0; i < rows; ++i) {
+        for (size_t j = 0; m[i] >= 0 && j < dims.size(); ++j) {
+          if (dims[j] == m[i]) operand_m[i] = static_cast<int64_t>(j);
+        }
+      }
+      if (!assign(h->operand(0), operand_m)) return std::nullopt;
+    } else if (h->opcode() == HloOpcode::kReduce) {
+      if (h->operand_count() != 2) return std::nullopt;
+      std::vector<int64_t> kept;
+      const std::vector<int64_t>& reduced = h->dimensions();
+      for (int64_t d = 0; d < h->operand(0)->shape().rank(); ++d) {
+        if (std::find(reduced.begin(), reduced.end(), d) == reduced.end()) kept.push_back(d);
+      }
+      Mapping operand_m(rows, -1);
+      for (int64_t i = 0; i < rows; ++i) {
+        if (m[i] >= 0) operand_m[i] = kept[m[i]];
+      }
+      if (!assign(h->operand(0), operand_m) || !assign(h->operand(1), none)) return std::nullopt;
+    } else if (h->IsElementwise()) {
+      for (const HloInstruction* operand : h->operands()) {
+        // Operands have the op's dimensions, or are scalars (clamp's bounds).
+        const bool same = operand->shape().dimensions() == h->shape().dimensions();
+        if (!same && operand->shape().rank() != 0) return std::nullopt;
+        if (!assign(operand, same ? m : none)) return std::nullopt;
+      }
+    } else {
+      if (m != none) return std::nullopt;
+      for (const HloInstruction* operand : h->operands()) {
+        if (!assign(operand, none)) return std::nullopt;
+      }
+    }
+  }
+  RowPlan plan;
+  plan.rows = rows;
+  plan.row_elements = 1;
+  for (int64_t d = rows; d < root_shape.rank(); ++d) plan.row_elements *= root_shape.dimensions(d);
+  for (const HloInstruction* h : order) {
+    if (h->opcode() != HloOpcode::kReduce) continue;
+    const Mapping& m = mapping.at(h);
+    if (m == identity && h->shape().rank() == rows) {
+      plan.reduces.push_back(h);
+      const HloInstruction* input = h->operand(0);
+      const bool in_row = input->shape().dimensions() == root_shape.dimensions() &&
+                          mapping.at(input) == identity && root_shape.rank() > rows;
+      if (in_row && input->user_count() > 1 && input->opcode() != HloOpcode::kParameter &&
+          input->opcode() != HloOpcode::kConstant &&
+          std::find(plan.kept.begin(), plan.kept.end(), input) == plan.kept.end()) {
+        plan.kept.push_back(input);
+      }
+    } else if (m != none || !ReadOncePerElement(h)) {
+      return std::nullopt;
+    }
+  }
+  // A row too long for a stack scratch keeps nothing (it is recomputed).
+  if (plan.row_elements * 8 > (int64_t{256} << 10)) plan.kept.clear();
+  return plan;
 }
 
 }  // namespace
@@ -367,6 +496,35 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   } else {
     emitter = std::make_unique<llvm_ir::ElementalIrEmitter>(module.module.get(), &b);
   }
+  Shape shape = root->shape();
+  if (!shape.has_layout()) shape.set_layout(Layout::Descending(shape.rank()));
+  const std::optional<RowPlan> row_plan = PlanRowKernel(computation, shape);
+  // Row kernels: each row's reduce values, once emitted at the row level.
+  absl::flat_hash_map<const HloInstruction*, std::shared_ptr<llvm::Value*>> row_values;
+  absl::flat_hash_map<const HloInstruction*, llvm_ir::ElementGenerator> row_reducers;
+  if (row_plan.has_value()) {
+    for (const HloInstruction* reduce : row_plan->reduces) {
+      row_values[reduce] = std::make_shared<llvm::Value*>(nullptr);
+    }
+  }
+  // Row kernels' kept values: a scratch row each, and whether a reduce
+  // already fills it (the first in post order does).
+  struct KeptRow {
+    llvm::AllocaInst* scratch = nullptr;
+    std::shared_ptr<bool> has_sink = std::make_shared<bool>(false);
+  };
+  absl::flat_hash_map<const HloInstruction*, KeptRow> kept_rows;
+  absl::flat_hash_map<const HloInstruction*, std::shared_ptr<bool>> kept_ready;
+  // The position of an index's trailing (non-row) dimensions in a row.
+  auto row_offset = [&](const IrIndex& index) -> llvm::Value* {
+    llvm::Value* offset = llvm::ConstantInt::get(i64, 0);
+    for (int64_t d = row_plan->rows; d < shape.rank(); ++d) {
+      offset = b.CreateAdd(b.CreateMul(offset, llvm::ConstantInt::get(i64, shape.dimensions(d)),
+                                       "", /*HasNUW=*/true, /*HasNSW=*/true),
+                           index[d], "", /*HasNUW=*/true, /*HasNSW=*/true);
+    }
+    return offset;
+  };
   llvm_ir::GeneratorMap generators;
   for (const HloInstruction* hlo : computation.MakeInstructionPostOrder()) {
     switch (hlo->opcode()) {
@@ -381,9 +539,39 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
         break;
       }
       case HloOpcode::kReduce: {
-        TS_ASSIGN_OR_RETURN(generators[hlo],
+        auto row_value = row_values.find(hlo);
+        const bool per_row = row_value != row_values.end();
+        ElementSink sink = nullptr;
+        if (per_row) {
+          auto kept = kept_rows.find(hlo->operand(0));
+          if (kept != kept_rows.end() && !*kept->second.has_sink) {
+            llvm::AllocaInst* scratch = kept->second.scratch;
+            std::shared_ptr<bool> has_sink = kept->second.has_sink;
+            sink = [scratch, &b, &row_offset](const IrIndex& index,
+                                               llvm::Value* x) -> absl::Status {
+              b.CreateStore(x, b.CreateInBoundsGEP(x->getType(), scratch, {row_offset(index)}));
+              return absl::OkStatus();
+            };
+            *has_sink = true;
+          }
+        }
+        TS_ASSIGN_OR_RETURN(llvm_ir::ElementGenerator reducer,
                             MakeReduceGenerator(hlo, generators, emitter.get(), &b,
-                                                options.reorder_float_reductions));
+                                                options.reorder_float_reductions, per_row,
+                                                std::move(sink)));
+        if (!per_row) {
+          generators[hlo] = std::move(reducer);
+          break;
+        }
+        row_reducers[hlo] = std::move(reducer);
+        std::shared_ptr<llvm::Value*> slot = row_value->second;
+        const std::string name = hlo->name();
+        generators[hlo] = [slot, name](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+          if (*slot == nullptr) {
+            return absl::InternalError(absl::StrCat("%", name, " read before its row value"));
+          }
+          return *slot;
+        };
         break;
       }
       default: {
@@ -391,9 +579,30 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
         break;
       }
     }
+    if (row_plan.has_value() &&
+        std::find(row_plan->kept.begin(), row_plan->kept.end(), hlo) != row_plan->kept.end()) {
+      // Computed while its reduce folds it; read back from the row after.
+      TS_ASSIGN_OR_RETURN(llvm::Type * type,
+                          llvm_ir::IrValueType(hlo->shape().element_type(), context));
+      llvm::IRBuilder<> entry_builder(&body->getEntryBlock(), body->getEntryBlock().begin());
+      KeptRow kept;
+      kept.scratch = entry_builder.CreateAlloca(
+          type, llvm::ConstantInt::get(i64, row_plan->row_elements),
+          ToStringRef(absl::StrCat(hlo->name(), ".row")));
+      kept.scratch->setAlignment(llvm::Align(64));
+      llvm_ir::ElementGenerator computed = generators.at(hlo);
+      llvm::AllocaInst* scratch = kept.scratch;
+      std::shared_ptr<bool> ready = std::make_shared<bool>(false);
+      kept_ready[hlo] = ready;
+      generators[hlo] = [computed, scratch, type, ready, &b,
+                         &row_offset](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        if (!*ready) return computed(index);
+        return static_cast<llvm::Value*>(
+            b.CreateLoad(type, b.CreateInBoundsGEP(type, scratch, {row_offset(index)})));
+      };
+      kept_rows[hlo] = std::move(kept);
+    }
   }
-  Shape shape = root->shape();
-  if (!shape.has_layout()) shape.set_layout(Layout::Descending(shape.rank()));
   IrArray result(body->getArg(buffer_count - 1), shape);
   const llvm_ir::ElementGenerator& generator = generators.at(root);
   auto kernel = std::unique_ptr<LoopKernel>(new LoopKernel());
@@ -418,6 +627,20 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
       loops.push_back(llvm_ir::ForLoop::Emit(absl::StrCat("d", dimension), start, stop, &b));
       llvm::Value* iv = loops.back().induction_variable();
       multi_index[dimension] = iv;
+      if (row_plan.has_value() && static_cast<int64_t>(loops.size()) == row_plan->rows) {
+        // The row's reduce values, in post order (a later one may read an
+        // earlier one), before the loops over the rest of the row.
+        const std::vector<llvm::Value*> row_index(multi_index.begin(),
+                                                  multi_index.begin() + row_plan->rows);
+        for (const HloInstruction* reduce : row_plan->reduces) {
+          TS_ASSIGN_OR_RETURN(llvm::Value * value,
+                              row_reducers.at(reduce)(IrIndex(row_index, reduce->shape(), i64)));
+          *row_values.at(reduce) = value;
+          // What this reduce folded is in its scratch row from here on.
+          auto ready = kept_ready.find(reduce->operand(0));
+          if (ready != kept_ready.end()) *ready->second = true;
+        }
+      }
       linear = b.CreateAdd(linear, b.CreateMul(iv, llvm::ConstantInt::get(i64, strides[dimension]),
                                                "", /*HasNUW=*/true, /*HasNSW=*/true),
                            "linear", /*HasNUW=*/true, /*HasNSW=*/true);

@@ -17,9 +17,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "backends/common/hlo_executable.h"
 #include "backends/cpu/cpu_compiler.h"
+#include "backends/cpu/cpu_executable.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/hlo_evaluator.h"
 #include "hlo/ir/literal.h"
@@ -205,6 +207,141 @@ TEST(ReductionKernelTest, SerialOrderWhenReorderingIsOff) {
     Literal cpu, reference;
     RunBoth(text, {x}, serial, &cpu, &reference);
     EXPECT_TRUE(SameBits(cpu, reference)) << type;
+  }
+}
+
+// Row kernels: reduces read through broadcasts inside one fusion are
+// computed once per row (loop_kernel.cc's RowPlan): a whole softmax, a
+// whole layer norm (two reduces, the second reading the first), and a
+// reduce root, against the evaluator.
+TEST(ReductionKernelTest, RowKernelsComputeEachRowOnce) {
+  const std::string softmax = R"(
+HloModule row_softmax, is_scheduled=true
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+fused {
+  x = f32[ROWS,COLS] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[ROWS] reduce(x, ninf), dimensions={1}, to_apply=max
+  mb = f32[ROWS,COLS] broadcast(m), dimensions={0}
+  d = f32[ROWS,COLS] subtract(x, mb)
+  e = f32[ROWS,COLS] exponential(d)
+  z = f32[] constant(0)
+  s = f32[ROWS] reduce(e, z), dimensions={1}, to_apply=add
+  sb = f32[ROWS,COLS] broadcast(s), dimensions={0}
+  ROOT r = f32[ROWS,COLS] divide(e, sb)
+}
+ENTRY main {
+  p = f32[ROWS,COLS] parameter(0)
+  ROOT f = f32[ROWS,COLS] fusion(p), kind=kInput, calls=fused
+}
+)";
+  const std::string layer_norm = R"(
+HloModule row_layer_norm, is_scheduled=true
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  x = f32[ROWS,COLS] parameter(0)
+  g = f32[COLS] parameter(1)
+  z = f32[] constant(0)
+  n = f32[] constant(COLS)
+  sum = f32[ROWS] reduce(x, z), dimensions={1}, to_apply=add
+  nb = f32[ROWS] broadcast(n), dimensions={}
+  mean = f32[ROWS] divide(sum, nb)
+  meanb = f32[ROWS,COLS] broadcast(mean), dimensions={0}
+  c = f32[ROWS,COLS] subtract(x, meanb)
+  sq = f32[ROWS,COLS] multiply(c, c)
+  ss = f32[ROWS] reduce(sq, z), dimensions={1}, to_apply=add
+  var = f32[ROWS] divide(ss, nb)
+  eps = f32[] constant(1e-5)
+  epsb = f32[ROWS] broadcast(eps), dimensions={}
+  ve = f32[ROWS] add(var, epsb)
+  inv = f32[ROWS] rsqrt(ve)
+  invb = f32[ROWS,COLS] broadcast(inv), dimensions={0}
+  gb = f32[ROWS,COLS] broadcast(g), dimensions={1}
+  scaled = f32[ROWS,COLS] multiply(c, invb)
+  ROOT y = f32[ROWS,COLS] multiply(scaled, gb)
+}
+ENTRY main {
+  p = f32[ROWS,COLS] parameter(0)
+  q = f32[COLS] parameter(1)
+  ROOT f = f32[ROWS,COLS] fusion(p, q), kind=kInput, calls=fused
+}
+)";
+  // The variance of each row as the root: both reduces per row, root [ROWS].
+  const std::string variance = R"(
+HloModule row_variance, is_scheduled=true
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  x = f32[ROWS,COLS] parameter(0)
+  z = f32[] constant(0)
+  sum = f32[ROWS] reduce(x, z), dimensions={1}, to_apply=add
+  sb = f32[ROWS,COLS] broadcast(sum), dimensions={0}
+  c = f32[ROWS,COLS] subtract(x, sb)
+  sq = f32[ROWS,COLS] multiply(c, c)
+  ROOT ss = f32[ROWS] reduce(sq, z), dimensions={1}, to_apply=add
+}
+ENTRY main {
+  p = f32[ROWS,COLS] parameter(0)
+  ROOT f = f32[ROWS] fusion(p), kind=kInput, calls=fused
+}
+)";
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<float> value(-3.0f, 3.0f);
+  CpuCompileOptions exact;
+  exact.polynomial_math = false;
+  exact.reorder_float_reductions = false;
+  exact.run_fusion_pipeline = false;
+  exact.parallel_min_elements = 0;  // rows split over threads
+  for (const std::string& text : {softmax, layer_norm, variance}) {
+    for (auto [rows, cols] : {std::pair<int, int>{1, 1}, {7, 33}, {64, 1025}, {300, 100}}) {
+      const std::string module_text =
+          absl::StrReplaceAll(text, {{"ROWS", absl::StrCat(rows)}, {"COLS", absl::StrCat(cols)}});
+      SCOPED_TRACE(module_text.substr(0, 40) + absl::StrCat(" ", rows, "x", cols));
+      absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(module_text);
+      ASSERT_TRUE(module.ok()) << module.status();
+      std::vector<Literal> arguments;
+      for (const HloInstruction* p : (*module)->entry_computation()->parameter_instructions()) {
+        Literal x(p->shape());
+        for (float& v : x.data<float>()) v = value(rng);
+        arguments.push_back(std::move(x));
+      }
+      // Bit for bit with exact math and the serial order; with the
+      // defaults (polynomial exp, lanes), close.
+      Literal cpu, reference;
+      RunBoth(module_text, arguments, exact, &cpu, &reference);
+      EXPECT_TRUE(SameBits(cpu, reference));
+      CpuCompileOptions fast;
+      fast.run_fusion_pipeline = false;
+      RunBoth(module_text, arguments, fast, &cpu, &reference);
+      for (int64_t i = 0; i < cpu.element_count(); ++i) {
+        const float a = cpu.data<float>()[i], b = reference.data<float>()[i];
+        ASSERT_NEAR(a, b, 1e-4f * (1.0f + std::fabs(b))) << i;
+      }
+      // It ran as one kernel, no fallback.
+      absl::StatusOr<std::unique_ptr<HloModule>> again = ParseHloModule(module_text);
+      ASSERT_TRUE(again.ok());
+      absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+          CompileForCpu(*std::move(again), exact);
+      ASSERT_TRUE(executable.ok()) << executable.status();
+      EXPECT_EQ((*executable)->fallback_instruction_count(), 0)
+          << absl::StrJoin((*executable)->stats().fallbacks, "\n");
+    }
   }
 }
 

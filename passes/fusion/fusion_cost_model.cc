@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "passes/fusion/fusion_utils.h"
@@ -119,6 +120,54 @@ std::vector<const HloInstruction*> DependentsInConsumer(const HloInstruction& pr
 }
 
 bool IsReduceLike(const HloInstruction& hero) { return hero.opcode() == HloOpcode::kReduce; }
+
+// A reduce of one array over its trailing dimensions {k, ..., n-1}, which
+// are also its operand's minor-most in the layout, with at most
+// `max_row_bytes` per result element: each result element is one
+// contiguous row.
+bool IsRowReduction(const HloInstruction& reduce, int64_t max_row_bytes) {
+  if (reduce.opcode() != HloOpcode::kReduce || reduce.operand_count() != 2 ||
+      !reduce.shape().IsArray() || reduce.shape().rank() == 0) {
+    return false;
+  }
+  const Shape& input = reduce.operand(0)->shape();
+  const int64_t rank = input.rank();
+  const int64_t kept = reduce.shape().rank();
+  std::vector<int64_t> reduced = reduce.dimensions();
+  std::sort(reduced.begin(), reduced.end());
+  if (static_cast<int64_t>(reduced.size()) != rank - kept || reduced.empty()) return false;
+  int64_t row = ByteWidth(input.element_type());
+  for (int64_t i = 0; i < static_cast<int64_t>(reduced.size()); ++i) {
+    if (reduced[i] != kept + i) return false;
+    row *= input.dimensions(reduced[i]);
+  }
+  if (row > max_row_bytes) return false;
+  if (input.has_layout()) {
+    const std::vector<int64_t>& minor_to_major = input.layout().minor_to_major;
+    if (static_cast<int64_t>(minor_to_major.size()) != rank) return false;
+    // Row-major: the kernel's rows are its major-most dimensions in order.
+    for (int64_t i = 0; i < rank; ++i) {
+      if (minor_to_major[i] != rank - 1 - i) return false;
+    }
+  }
+  return true;
+}
+
+// The instructions a node holds: a fusion's fused ones, else itself.
+std::vector<const HloInstruction*> HeldInstructions(const HloInstruction& node) {
+  std::vector<const HloInstruction*> held;
+  if (node.opcode() == HloOpcode::kFusion) {
+    for (const HloInstruction* h : node.fused_computation()->instructions()) held.push_back(h);
+  } else {
+    held.push_back(&node);
+  }
+  return held;
+}
+
+// Dimensions of a shape, for comparing spaces.
+std::vector<int64_t> Dims(const Shape& shape) {
+  return std::vector<int64_t>(shape.dimensions().begin(), shape.dimensions().end());
+}
 
 }  // namespace
 
@@ -288,6 +337,97 @@ FusionDecision FusionCostModel::CheckEpilogue(const HloInstruction& producer,
   return FusionDecision::Yes("");
 }
 
+std::optional<FusionDecision> FusionCostModel::CheckRowFusion(const HloInstruction& producer,
+                                                             const HloInstruction& consumer) {
+  if (!params_.fuse_row_reductions) return std::nullopt;
+  std::vector<const HloInstruction*> heroes = FindHeroes(producer);
+  if (heroes.empty()) return std::nullopt;
+  for (const HloInstruction* hero : FindHeroes(consumer)) heroes.push_back(hero);
+  for (const HloInstruction* hero : heroes) {
+    if (!IsRowReduction(*hero, params_.max_row_bytes)) return std::nullopt;
+  }
+  const HloInstruction& first = *heroes[0];
+  const std::vector<int64_t> row_space = Dims(first.operand(0)->shape());
+  const std::vector<int64_t> result_space = Dims(first.shape());
+  for (const HloInstruction* hero : heroes) {
+    if (Dims(hero->operand(0)->shape()) != row_space || Dims(hero->shape()) != result_space) {
+      return std::nullopt;
+    }
+  }
+  // Only where a result comes back over the rows through a broadcast
+  // (here or further down the consumer): anything else is the ordinary
+  // epilogue rules' business.
+  bool through_broadcast = false;
+  auto is_row_broadcast = [&](const HloInstruction& h) {
+    if (h.opcode() != HloOpcode::kBroadcast || Dims(h.shape()) != row_space ||
+        Dims(h.operand(0)->shape()) != result_space) {
+      return false;
+    }
+    for (size_t i = 0; i < h.dimensions().size(); ++i) {
+      if (h.dimensions()[i] != static_cast<int64_t>(i)) return false;
+    }
+    return true;
+  };
+  for (const HloInstruction* user : DependentsInConsumer(producer, consumer)) {
+    through_broadcast |= is_row_broadcast(*user);
+  }
+  if (!through_broadcast) return std::nullopt;
+
+  const std::string what = absl::StrCat("row fusion of reduce ", Name(first), " over ",
+                                        DimsString(row_space));
+  for (const HloInstruction* node : {&producer, &consumer}) {
+    if (Dims(node->shape()) != row_space && Dims(node->shape()) != result_space) {
+      return FusionDecision::No(absl::StrCat(what, ": ", Name(*node), "'s result ",
+                                             node->shape().ToString(),
+                                             " is neither rows nor their reductions"));
+    }
+  }
+  for (const HloInstruction* user : DependentsInConsumer(producer, consumer)) {
+    const bool in_space = Dims(user->shape()) == row_space || Dims(user->shape()) == result_space;
+    const bool hero = std::find(heroes.begin(), heroes.end(), user) != heroes.end();
+    if (!hero && !is_row_broadcast(*user) && !(user->IsElementwise() && in_space)) {
+      return FusionDecision::No(absl::StrCat(what, ": the consumer reads the producer through ",
+                                             Name(*user), " (", HloOpcodeString(user->opcode()),
+                                             ")"));
+    }
+  }
+  if (consumer.shape().has_layout()) {
+    const std::vector<int64_t>& minor_to_major = consumer.shape().layout().minor_to_major;
+    for (size_t i = 0; i < minor_to_major.size(); ++i) {
+      if (minor_to_major[i] != static_cast<int64_t>(minor_to_major.size() - 1 - i)) {
+        return FusionDecision::No(absl::StrCat(what, ": the consumer's layout is not row-major"));
+      }
+    }
+  }
+  for (const HloInstruction* node : {&producer, &consumer}) {
+    for (const HloInstruction* h : HeldInstructions(*node)) {
+      const bool allowed = h->opcode() == HloOpcode::kParameter ||
+                           h->opcode() == HloOpcode::kConstant || h->IsElementwise() ||
+                           h->opcode() == HloOpcode::kReduce ||
+                           (h->opcode() == HloOpcode::kBroadcast &&
+                            (is_row_broadcast(*h) || Dims(h->operand(0)->shape()) != result_space));
+      if (!allowed) {
+        return FusionDecision::No(absl::StrCat(what, ": ", Name(*h), " (",
+                                               HloOpcodeString(h->opcode()),
+                                               ") is not elementwise, a broadcast or a row "
+                                               "reduction"));
+      }
+    }
+  }
+  const int64_t size = FusedInstructionCount(producer) + FusedInstructionCount(consumer);
+  if (size > params_.max_fused_instructions) {
+    return FusionDecision::No(absl::StrCat("the fusion would hold ", size, " instructions (cap ",
+                                           params_.max_fused_instructions, ")"));
+  }
+  const int64_t operands = FusedOperandCount(producer, consumer, false);
+  if (operands > params_.max_fusion_operands) {
+    return FusionDecision::No(absl::StrCat("the fusion would have ", operands, " operands (cap ",
+                                           params_.max_fusion_operands, ")"));
+  }
+  return FusionDecision::Yes(absl::StrCat(what, ": each row's reduction is computed once, the "
+                                          "row read from memory once"));
+}
+
 FusionDecision FusionCostModel::CanFuseIntoConsumer(const HloInstruction& producer,
                                                     const HloInstruction& consumer) {
   if (FusionDecision d = IsFusible(producer); !d) return d;
@@ -300,6 +440,7 @@ FusionDecision FusionCostModel::CanFuseIntoConsumer(const HloInstruction& produc
   if (consumer.shape().IsTuple()) {
     return FusionDecision::No("the consumer is a multi-output fusion");
   }
+  if (std::optional<FusionDecision> row = CheckRowFusion(producer, consumer)) return *row;
   const std::vector<const HloInstruction*> producer_heroes = FindHeroes(producer);
   const std::vector<const HloInstruction*> consumer_heroes = FindHeroes(consumer);
   if (!producer_heroes.empty() && !consumer_heroes.empty()) {
@@ -346,16 +487,19 @@ FusionDecision FusionCostModel::CanFuseIntoConsumer(const HloInstruction& produc
 
 FusionDecision FusionCostModel::ShouldFuse(const HloInstruction& producer,
                                            const HloInstruction& consumer) {
-  if (FusionDecision d = CanFuseIntoConsumer(producer, consumer); !d) return d;
+  const FusionDecision can = CanFuseIntoConsumer(producer, consumer);
+  if (!can) return can;
   const int64_t producer_bytes = producer.shape().ByteSize();
   std::vector<const HloInstruction*> others;
   for (const HloInstruction* user : producer.users()) {
     if (user != &consumer) others.push_back(user);
   }
+  const bool row_fusion = absl::StartsWith(can.reason, "row fusion");
   const std::string kind_note =
-      FindHeroes(producer).empty()
-          ? ""
-          : absl::StrCat(HloOpcodeString(FindHeroes(producer)[0]->opcode()), " epilogue; ");
+      row_fusion                    ? absl::StrCat(can.reason, "; ")
+      : FindHeroes(producer).empty() ? ""
+                                     : absl::StrCat(HloOpcodeString(FindHeroes(producer)[0]->opcode()),
+                                                    " epilogue; ");
   if (others.empty() && !producer.IsRoot()) {
     return FusionDecision::Yes(absl::StrCat(kind_note, "saves ", 2 * producer_bytes,
                                             " bytes: ", producer.shape().ToString(),

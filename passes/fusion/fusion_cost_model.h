@@ -24,6 +24,7 @@
 #define TESSERA_PASSES_FUSION_FUSION_COST_MODEL_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,14 @@ struct FusionCostParams {
   // dot/convolution (kOutput).
   bool fuse_reduce_epilogue = true;
   bool fuse_dot_epilogue = true;
+  // Row fusion: reductions over the trailing dimensions of rows of at most
+  // `max_row_bytes` fuse into consumers that read them back over each row
+  // through broadcasts (softmax, layer norm: one kernel, each row read from
+  // memory once and kept in cache for its passes).  Only elementwise ops,
+  // broadcasts and such reductions over one row space join; a backend runs
+  // each row's reductions once, then the rest of the row.
+  bool fuse_row_reductions = true;
+  int64_t max_row_bytes = 64 * 1024;
 
   // Multi-output fusion: siblings must share an operand at least this large.
   int64_t min_shared_operand_bytes = 64;
@@ -152,6 +161,12 @@ class FusionCostModel {
                                                 const HloInstruction& consumer);
   FusionDecision CheckEpilogue(const HloInstruction& producer, const HloInstruction& hero,
                                const HloInstruction& consumer);
+  // Row fusion (FusionCostParams::fuse_row_reductions): the producer holds
+  // row reductions whose results the consumer reads back over each row
+  // through broadcasts.  Nullopt when the pair is not of that form (the
+  // other rules decide); else the decision.
+  std::optional<FusionDecision> CheckRowFusion(const HloInstruction& producer,
+                                               const HloInstruction& consumer);
 
   FusionCostParams params_;
   SideEffectAnalysis effects_;

@@ -80,9 +80,22 @@ TEST_F(FusionCostModelTest, ExpensiveProducerIsNotReadManyTimes) {
 
 TEST_F(FusionCostModelTest, ReduceEpilogueOnlyInTheOutputSpace) {
   EXPECT_TRUE(model_.CanFuseIntoConsumer(I("r"), I("rs")).fuse);
-  FusionDecision d = model_.CanFuseIntoConsumer(I("r"), I("rb"));
+  // Read back over its rows through a broadcast: a row fusion...
+  FusionDecision row = model_.CanFuseIntoConsumer(I("r"), I("rb"));
+  EXPECT_TRUE(row.fuse) << row.reason;
+  EXPECT_NE(row.reason.find("row fusion"), std::string::npos) << row.reason;
+  // ... which off, the reduce would be redone per element.
+  FusionCostParams no_rows;
+  no_rows.fuse_row_reductions = false;
+  FusionCostModel plain(no_rows);
+  FusionDecision d = plain.CanFuseIntoConsumer(I("r"), I("rb"));
   EXPECT_FALSE(d.fuse);
   EXPECT_NE(d.reason.find("through broadcast"), std::string::npos) << d.reason;
+  // Rows longer than max_row_bytes (here 16 floats) do not row-fuse.
+  FusionCostParams short_rows;
+  short_rows.max_row_bytes = 32;
+  FusionCostModel short_model(short_rows);
+  EXPECT_FALSE(short_model.CanFuseIntoConsumer(I("r"), I("rb")).fuse);
   FusionCostParams params;
   params.fuse_reduce_epilogue = false;
   FusionCostModel no_epilogue(params);

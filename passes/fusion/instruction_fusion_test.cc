@@ -259,7 +259,7 @@ ENTRY e {
   EXPECT_TRUE(Explained(explanations, "r", true, "reduce epilogue")) << ExplainFusion(explanations);
 }
 
-TEST(InstructionFusionTest, ReduceDoesNotFuseIntoABroadcastingConsumer) {
+TEST(InstructionFusionTest, ReduceDoesNotFuseIntoABroadcastingConsumerWithoutRowFusion) {
   auto module = Parse(R"(
 HloModule m
 sum {
@@ -275,9 +275,92 @@ ENTRY e {
   ROOT d = f32[8,32] subtract(p0, b)
 })");
   std::vector<FusionExplanation> explanations;
-  EXPECT_EQ(Fuse(*module, {}, &explanations),
+  FusionCostParams no_rows;
+  no_rows.fuse_row_reductions = false;
+  EXPECT_EQ(Fuse(*module, no_rows, &explanations),
             "parameter,fusion:kInput{constant,reduce},fusion:kLoop{broadcast,subtract}");
   EXPECT_TRUE(Explained(explanations, "r", false, "through broadcast")) << ExplainFusion(explanations);
+}
+
+// Row fusion: a softmax is one kernel (both reductions, the exponential and
+// the division); a layer norm too, with its scale broadcast along the rows.
+TEST(InstructionFusionTest, SoftmaxAndLayerNormAreOneRowKernelEach) {
+  auto softmax = Parse(R"(
+HloModule m
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+max {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT m = f32[] maximum(x, y)
+}
+ENTRY e {
+  p0 = f32[8,32] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[8] reduce(p0, ninf), dimensions={1}, to_apply=max
+  mb = f32[8,32] broadcast(m), dimensions={0}
+  d = f32[8,32] subtract(p0, mb)
+  ex = f32[8,32] exponential(d)
+  zero = f32[] constant(0)
+  s = f32[8] reduce(ex, zero), dimensions={1}, to_apply=sum
+  sb = f32[8,32] broadcast(s), dimensions={0}
+  ROOT r = f32[8,32] divide(ex, sb)
+})");
+  std::vector<FusionExplanation> explanations;
+  EXPECT_EQ(Fuse(*softmax, {}, &explanations),
+            "parameter,fusion:kInput{constant,reduce,broadcast,subtract,exponential,constant,"
+            "reduce,broadcast,divide}");
+  EXPECT_TRUE(Explained(explanations, "s", true, "row fusion")) << ExplainFusion(explanations);
+
+  auto layer_norm = Parse(R"(
+HloModule m
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  p0 = f32[8,32] parameter(0)
+  g = f32[32] parameter(1)
+  zero = f32[] constant(0)
+  n = f32[] constant(32)
+  nb = f32[8] broadcast(n), dimensions={}
+  s = f32[8] reduce(p0, zero), dimensions={1}, to_apply=sum
+  mean = f32[8] divide(s, nb)
+  mb = f32[8,32] broadcast(mean), dimensions={0}
+  c = f32[8,32] subtract(p0, mb)
+  sq = f32[8,32] multiply(c, c)
+  v = f32[8] reduce(sq, zero), dimensions={1}, to_apply=sum
+  var = f32[8] divide(v, nb)
+  inv = f32[8] rsqrt(var)
+  ib = f32[8,32] broadcast(inv), dimensions={0}
+  gb = f32[8,32] broadcast(g), dimensions={1}
+  y = f32[8,32] multiply(c, ib)
+  ROOT out = f32[8,32] multiply(y, gb)
+})");
+  Fuse(*layer_norm, {});
+  EXPECT_EQ(Fusions(*layer_norm->entry_computation()).size(), 1u) << Describe(*layer_norm);
+
+  // A column-major operand, or a transpose among the ops, is no row kernel.
+  auto transposed = Parse(R"(
+HloModule m
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  p0 = f32[8,32]{0,1} parameter(0)
+  zero = f32[] constant(0)
+  r = f32[8] reduce(p0, zero), dimensions={1}, to_apply=sum
+  b = f32[8,32]{0,1} broadcast(r), dimensions={0}
+  ROOT d = f32[8,32]{0,1} subtract(p0, b)
+})");
+  Fuse(*transposed, {});
+  EXPECT_EQ(Fusions(*transposed->entry_computation()).size(), 2u) << Describe(*transposed);
 }
 
 TEST(InstructionFusionTest, TwoReductionsDoNotShareAKernel) {

@@ -29,6 +29,15 @@ bool FuseBoth(HloModule& module, std::vector<FusionExplanation>* explanations = 
   return changed.value_or(false);
 }
 
+// Row fusion off: what multi-output fusion makes of reductions whose
+// results come back over their rows (with row fusion on, instruction
+// fusion puts such a chain into one row kernel before this pass runs).
+FusionCostParams NoRowFusion() {
+  FusionCostParams params;
+  params.fuse_row_reductions = false;
+  return params;
+}
+
 bool Explained(const std::vector<FusionExplanation>& explanations, bool fused,
                absl::string_view reason_part) {
   for (const FusionExplanation& e : explanations) {
@@ -106,7 +115,7 @@ ENTRY e {
 })");
   std::vector<FusionExplanation> explanations;
   EXPECT_EQ(CountKernels(*module), 15);
-  EXPECT_TRUE(FuseBoth(*module, &explanations));
+  EXPECT_TRUE(FuseBoth(*module, &explanations, NoRowFusion()));
   EXPECT_EQ(CountKernels(*module), 2) << Describe(*module);
   EXPECT_TRUE(Explained(explanations, true, "sibling reductions")) << ExplainFusion(explanations);
   const auto fusions = Fusions(*module->entry_computation());
@@ -131,7 +140,7 @@ ENTRY e {
   ROOT y = f32[8,64] divide(ex, sb)
 })");
   std::vector<FusionExplanation> explanations;
-  EXPECT_TRUE(FuseBoth(*module, &explanations));
+  EXPECT_TRUE(FuseBoth(*module, &explanations, NoRowFusion()));
   EXPECT_EQ(Describe(*module),
             "parameter,fusion:kInput{constant,reduce},"
             "fusion:kInput{broadcast,subtract,exponential,constant,reduce,tuple},"
@@ -174,7 +183,7 @@ ENTRY e {
   ROOT t = (f32[8], f32[8,32]) tuple(r, a)
 })");
   std::vector<FusionExplanation> explanations;
-  EXPECT_FALSE(FuseBoth(*module, &explanations));
+  EXPECT_FALSE(FuseBoth(*module, &explanations, NoRowFusion()));
   EXPECT_EQ(Fusions(*module->entry_computation()).size(), 2u);
   EXPECT_TRUE(Explained(explanations, false, "would create a cycle: a path joins"))
       << ExplainFusion(explanations);

@@ -337,6 +337,21 @@ FusionDecision FusionCostModel::CheckEpilogue(const HloInstruction& producer,
   return FusionDecision::Yes("");
 }
 
+FusionDecision FusionCostModel::CheckCaps(const HloInstruction& producer,
+                                          const HloInstruction& consumer) {
+  const int64_t size = FusedInstructionCount(producer) + FusedInstructionCount(consumer);
+  if (size > params_.max_fused_instructions) {
+    return FusionDecision::No(absl::StrCat("the fusion would hold ", size, " instructions (cap ",
+                                           params_.max_fused_instructions, ")"));
+  }
+  const int64_t operands = FusedOperandCount(producer, consumer, false);
+  if (operands > params_.max_fusion_operands) {
+    return FusionDecision::No(absl::StrCat("the fusion would have ", operands, " operands (cap ",
+                                           params_.max_fusion_operands, ")"));
+  }
+  return FusionDecision::Yes("");
+}
+
 std::optional<FusionDecision> FusionCostModel::CheckRowFusion(const HloInstruction& producer,
                                                              const HloInstruction& consumer) {
   if (!params_.fuse_row_reductions) return std::nullopt;
@@ -414,16 +429,7 @@ std::optional<FusionDecision> FusionCostModel::CheckRowFusion(const HloInstructi
       }
     }
   }
-  const int64_t size = FusedInstructionCount(producer) + FusedInstructionCount(consumer);
-  if (size > params_.max_fused_instructions) {
-    return FusionDecision::No(absl::StrCat("the fusion would hold ", size, " instructions (cap ",
-                                           params_.max_fused_instructions, ")"));
-  }
-  const int64_t operands = FusedOperandCount(producer, consumer, false);
-  if (operands > params_.max_fusion_operands) {
-    return FusionDecision::No(absl::StrCat("the fusion would have ", operands, " operands (cap ",
-                                           params_.max_fusion_operands, ")"));
-  }
+  if (FusionDecision d = CheckCaps(producer, consumer); !d) return d;
   return FusionDecision::Yes(absl::StrCat(what, ": each row's reduction is computed once, the "
                                           "row read from memory once"));
 }
@@ -471,18 +477,7 @@ FusionDecision FusionCostModel::CanFuseIntoConsumer(const HloInstruction& produc
                                            OpName(producer), " ", reuse,
                                            " times: it would be recomputed"));
   }
-  const int64_t size = FusedInstructionCount(producer) + FusedInstructionCount(consumer);
-  if (size > params_.max_fused_instructions) {
-    return FusionDecision::No(absl::StrCat("the fusion would hold ", size,
-                                           " instructions (cap ", params_.max_fused_instructions,
-                                           ")"));
-  }
-  const int64_t operands = FusedOperandCount(producer, consumer, false);
-  if (operands > params_.max_fusion_operands) {
-    return FusionDecision::No(absl::StrCat("the fusion would have ", operands, " operands (cap ",
-                                           params_.max_fusion_operands, ")"));
-  }
-  return FusionDecision::Yes("");
+  return CheckCaps(producer, consumer);
 }
 
 FusionDecision FusionCostModel::ShouldFuse(const HloInstruction& producer,
@@ -599,16 +594,7 @@ FusionDecision FusionCostModel::ReductionIntoReductionEpilogue(const HloInstruct
   if (FusionDecision d = CheckEpilogue(producer, *FindHeroes(producer)[0], consumer); !d) {
     return d;
   }
-  const int64_t size = FusedInstructionCount(producer) + FusedInstructionCount(consumer);
-  if (size > params_.max_fused_instructions) {
-    return FusionDecision::No(absl::StrCat("the fusion would hold ", size, " instructions (cap ",
-                                           params_.max_fused_instructions, ")"));
-  }
-  const int64_t operands = FusedOperandCount(producer, consumer, false);
-  if (operands > params_.max_fusion_operands) {
-    return FusionDecision::No(absl::StrCat("the fusion would have ", operands, " operands (cap ",
-                                           params_.max_fusion_operands, ")"));
-  }
+  if (FusionDecision d = CheckCaps(producer, consumer); !d) return d;
   return FusionDecision::Yes(absl::StrCat(
       "sibling reductions over ", first.operand(0)->shape().ToString(),
       ", the producer's result read by the consumer's epilogue: extra output, one kernel fewer"));

@@ -161,6 +161,8 @@ class FusionCostModel {
                                                 const HloInstruction& consumer);
   FusionDecision CheckEpilogue(const HloInstruction& producer, const HloInstruction& hero,
                                const HloInstruction& consumer);
+  // The caps on one fusion's instructions and operands.
+  FusionDecision CheckCaps(const HloInstruction& producer, const HloInstruction& consumer);
   // Row fusion (FusionCostParams::fuse_row_reductions): the producer holds
   // row reductions whose results the consumer reads back over each row
   // through broadcasts.  Nullopt when the pair is not of that form (the

@@ -20,7 +20,8 @@ std::string CpuCompilationFingerprint(const HloModule& optimized_module,
       " reorder_float_reductions=", options.reorder_float_reductions,
       " parallel_min_elements=", options.parallel_min_elements,
       " threads=", runtime::ThreadPool::Default().parallelism(),
-      " opt_level=", options.jit.opt_level, " cpu=", options.jit.cpu,
+      " opt_level=", options.jit.opt_level, " unroll=", options.jit.loop_unrolling,
+      " cpu=", options.jit.cpu,
       " features=", options.jit.features);
   return llvm_ir::Sha256Hex(
       absl::StrCat(options_text, "\n", PrintHloModule(optimized_module)));

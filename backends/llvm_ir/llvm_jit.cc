@@ -109,6 +109,7 @@ void Optimize(LlvmJit::Impl& impl, llvm::Module& module) {
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = impl.options.opt_level >= 2;
   tuning.SLPVectorization = impl.options.opt_level >= 2;
+  tuning.LoopUnrolling = impl.options.loop_unrolling;
   llvm::PassBuilder builder(impl.target_machine.get(), tuning);
   builder.registerModuleAnalyses(module_analyses);
   builder.registerCGSCCAnalyses(cgscc_analyses);
@@ -136,7 +137,8 @@ std::string ObjectCachePath(const LlvmJit::Impl& impl, const llvm::Module& modul
   const std::string key =
       Sha256Hex(absl::StrCat(kObjectCacheFormat, "\n", LLVM_VERSION_STRING, "\n",
                              impl.target_triple, "\n", impl.cpu_name, "\n", impl.cpu_features,
-                             "\nO", impl.options.opt_level, "\n", ir));
+                             "\nO", impl.options.opt_level,
+                             impl.options.loop_unrolling ? " unroll" : "", "\n", ir));
   return absl::StrCat(impl.options.cache_dir, "/", key, ".o");
 }
 

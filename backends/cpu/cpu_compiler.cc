@@ -666,7 +666,9 @@ absl::Status CpuExecutableBuilder::Build() {
     executable_.parameters_.push_back(std::move(leaves));
   }
   TS_ASSIGN_OR_RETURN(executable_.results_, Leaves(entry->root_instruction()));
-  return BuildSequence(entry, &executable_.thunks_);
+  TS_RETURN_IF_ERROR(BuildSequence(entry, &executable_.thunks_));
+  // Every kernel's code, generated in parallel.
+  return executable_.kernel_compiler_->Finalize();
 }
 
 absl::Status CpuExecutableBuilder::BuildSequence(const HloComputation* computation,

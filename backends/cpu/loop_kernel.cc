@@ -438,6 +438,12 @@ std::optional<RowPlan> PlanRowKernel(const HloComputation& computation, const Sh
 
 }  // namespace
 
+struct LoopKernelCompiler::Pending {
+  llvm_ir::ModuleWithContext module;
+  std::string name;
+  std::shared_ptr<LoopKernel::Function*> function;
+};
+
 absl::StatusOr<std::unique_ptr<LoopKernelCompiler>> LoopKernelCompiler::Create(
     const llvm_ir::JitOptions& options) {
   TS_ASSIGN_OR_RETURN(std::unique_ptr<llvm_ir::LlvmJit> jit, llvm_ir::LlvmJit::Create(options));
@@ -673,10 +679,25 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   b.CreateCall(body, call_arguments);
   b.CreateRetVoid();
 
-  TS_RETURN_IF_ERROR(llvm_ir::AddModule(*jit_, std::move(module)));
-  TS_ASSIGN_OR_RETURN(kernel->function_, jit_->LookupFunction<LoopKernel::Function>(name));
+  auto pending = std::make_shared<Pending>();
+  pending->module = std::move(module);
+  pending->name = name;
+  pending->function = kernel->function_;
+  pending_.push_back(std::move(pending));
   kernel->jit_ = jit_;
   return kernel;
+}
+
+absl::Status LoopKernelCompiler::Finalize() {
+  std::vector<std::shared_ptr<Pending>> pending = std::move(pending_);
+  pending_.clear();
+  std::vector<llvm_ir::ModuleWithContext> modules;
+  for (const std::shared_ptr<Pending>& p : pending) modules.push_back(std::move(p->module));
+  TS_RETURN_IF_ERROR(llvm_ir::AddModules(*jit_, std::move(modules)));
+  for (const std::shared_ptr<Pending>& p : pending) {
+    TS_ASSIGN_OR_RETURN(*p->function, jit_->LookupFunction<LoopKernel::Function>(p->name));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace cpu

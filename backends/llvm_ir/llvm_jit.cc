@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
+#include <thread>
 
 #include <mutex>
 #include <string>
@@ -45,6 +47,8 @@ struct LlvmJit::Impl {
   std::string cpu_features;
   std::string target_triple;
   std::unique_ptr<llvm::TargetMachine> target_machine;  // for the optimizer
+  // Makes one target machine per compile thread (they are not thread-safe).
+  std::unique_ptr<llvm::orc::JITTargetMachineBuilder> machine_builder;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   bool keep_optimized_ir = false;
   std::string last_optimized_ir;
@@ -101,7 +105,8 @@ llvm::OptimizationLevel PassLevel(int opt_level) {
 
 // Runs the default module pipeline of the new pass manager at the JIT's
 // level, with the target's cost model (so the vectorizers see AVX-512).
-void Optimize(LlvmJit::Impl& impl, llvm::Module& module) {
+void Optimize(LlvmJit::Impl& impl, llvm::Module& module,
+              llvm::TargetMachine* target_machine = nullptr) {
   llvm::LoopAnalysisManager loop_analyses;
   llvm::FunctionAnalysisManager function_analyses;
   llvm::CGSCCAnalysisManager cgscc_analyses;
@@ -110,7 +115,8 @@ void Optimize(LlvmJit::Impl& impl, llvm::Module& module) {
   tuning.LoopVectorization = impl.options.opt_level >= 2;
   tuning.SLPVectorization = impl.options.opt_level >= 2;
   tuning.LoopUnrolling = impl.options.loop_unrolling;
-  llvm::PassBuilder builder(impl.target_machine.get(), tuning);
+  llvm::PassBuilder builder(target_machine != nullptr ? target_machine : impl.target_machine.get(),
+                            tuning);
   builder.registerModuleAnalyses(module_analyses);
   builder.registerCGSCCAnalyses(cgscc_analyses);
   builder.registerFunctionAnalyses(function_analyses);
@@ -214,6 +220,7 @@ absl::StatusOr<std::unique_ptr<LlvmJit>> LlvmJit::Create(const JitOptions& optio
                                             ErrorString(target_machine.takeError())));
   }
   impl->target_machine = std::move(*target_machine);
+  impl->machine_builder = std::make_unique<llvm::orc::JITTargetMachineBuilder>(machine_builder);
 
   // LLJIT links a JITDylib of the process's own symbols by default, so
   // calls to libm and libgcc resolve without a table of ours.
@@ -270,9 +277,11 @@ ModuleWithContext CreateModule(const LlvmJit& jit, absl::string_view name) {
   return result;
 }
 
-absl::Status AddModule(LlvmJit& jit, ModuleWithContext module) {
-  LlvmJit::Impl& impl = jit.impl();
-  llvm::Module& m = *module.module;
+namespace {
+
+// Verifies `m` and sets the JIT's target on it (the optimizer and code
+// generator read the CPU from each function).
+absl::Status PrepareModule(LlvmJit::Impl& impl, llvm::Module& m) {
   if (m.getTargetTriple().empty()) m.setTargetTriple(impl.target_triple);
   m.setDataLayout(impl.target_machine->createDataLayout());
   std::string problems;
@@ -281,12 +290,113 @@ absl::Status AddModule(LlvmJit& jit, ModuleWithContext module) {
     return absl::InternalError(
         absl::StrCat("invalid LLVM module '", std::string(m.getName()), "': ", problems));
   }
-  // The optimizer and code generator read the CPU from each function.
   for (llvm::Function& function : m) {
     if (function.isDeclaration()) continue;
     function.addFnAttr("target-cpu", impl.cpu_name);
     function.addFnAttr("target-features", impl.cpu_features);
   }
+  return absl::OkStatus();
+}
+
+absl::Status AddObject(LlvmJit::Impl& impl, std::unique_ptr<llvm::MemoryBuffer> object) {
+  llvm::Error error = impl.jit->addObjectFile(std::move(object));
+  if (error) {
+    return absl::InternalError(
+        absl::StrCat("cannot add an object to the JIT: ", ErrorString(std::move(error))));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status AddModules(LlvmJit& jit, std::vector<ModuleWithContext> modules, int threads) {
+  LlvmJit::Impl& impl = jit.impl();
+  if (impl.keep_optimized_ir || modules.size() <= 1) {
+    for (ModuleWithContext& module : modules) {
+      if (absl::Status status = AddModule(jit, std::move(module)); !status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+  // Prepare, and take what the object cache has, on this thread.
+  const bool cached = !impl.options.cache_dir.empty();
+  std::vector<ModuleWithContext*> pending;
+  std::vector<std::string> cache_paths;
+  for (ModuleWithContext& module : modules) {
+    if (absl::Status status = PrepareModule(impl, *module.module); !status.ok()) return status;
+    ++impl.stats.modules;
+    std::string path;
+    if (cached) {
+      path = ObjectCachePath(impl, *module.module);
+      llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> object =
+          llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+      if (object) {
+        llvm::Error error = impl.jit->addObjectFile(std::move(*object));
+        if (!error) {
+          ++impl.stats.cache_hits;
+          continue;
+        }
+        llvm::consumeError(std::move(error));
+      }
+    }
+    pending.push_back(&module);
+    cache_paths.push_back(std::move(path));
+  }
+  // Optimize and generate code in parallel: each thread has its own target
+  // machine; each module its own context.
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects(pending.size());
+  std::vector<std::string> errors(pending.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+        impl.machine_builder->createTargetMachine();
+    if (!machine) {
+      const std::string error = ErrorString(machine.takeError());
+      for (size_t i = next.fetch_add(1); i < pending.size(); i = next.fetch_add(1)) {
+        errors[i] = error;
+      }
+      return;
+    }
+    for (size_t i = next.fetch_add(1); i < pending.size(); i = next.fetch_add(1)) {
+      llvm::Module& m = *pending[i]->module;
+      Optimize(impl, m, machine->get());
+      llvm::orc::SimpleCompiler compiler(**machine);
+      llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> object = compiler(m);
+      if (!object) {
+        errors[i] = ErrorString(object.takeError());
+      } else {
+        objects[i] = std::move(*object);
+      }
+    }
+  };
+  const int workers = static_cast<int>(std::min<size_t>(
+      pending.size(), static_cast<size_t>(std::max(
+                          1, threads > 0 ? threads
+                                         : static_cast<int>(std::thread::hardware_concurrency())))));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < workers; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& thread : pool) thread.join();
+  for (size_t i = 0; i < pending.size(); ++i) {
+    if (objects[i] == nullptr) {
+      return absl::InternalError(absl::StrCat("cannot compile LLVM module '",
+                                              std::string(pending[i]->module->getName()),
+                                              "': ", errors[i]));
+    }
+    if (cached && !llvm::sys::fs::create_directories(impl.options.cache_dir) &&
+        WriteCacheFile(cache_paths[i], *objects[i])) {
+      ++impl.stats.cache_writes;
+    }
+    if (absl::Status status = AddObject(impl, std::move(objects[i])); !status.ok()) {
+      return status;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AddModule(LlvmJit& jit, ModuleWithContext module) {
+  LlvmJit::Impl& impl = jit.impl();
+  llvm::Module& m = *module.module;
+  if (absl::Status status = PrepareModule(impl, m); !status.ok()) return status;
   ++impl.stats.modules;
   const bool cached = !impl.options.cache_dir.empty() && !impl.keep_optimized_ir;
   std::string cache_path;

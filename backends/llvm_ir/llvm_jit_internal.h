@@ -5,6 +5,7 @@
 #define TESSERA_BACKENDS_LLVM_IR_LLVM_JIT_INTERNAL_H_
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -28,6 +29,12 @@ ModuleWithContext CreateModule(const LlvmJit& jit, absl::string_view name);
 // up.  A module that fails verification is an internal error carrying
 // LLVM's message (an emitter bug, never a user error).
 absl::Status AddModule(LlvmJit& jit, ModuleWithContext module);
+
+// AddModule for several modules at once: verified here, then optimized and
+// compiled to object code on up to `threads` threads (0: one per hardware
+// thread), each with its own target machine, then added in order.  Same
+// object cache and errors as AddModule.
+absl::Status AddModules(LlvmJit& jit, std::vector<ModuleWithContext> modules, int threads = 0);
 
 }  // namespace llvm_ir
 }  // namespace tessera

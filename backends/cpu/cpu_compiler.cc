@@ -272,6 +272,10 @@ bool KernelCandidateOpcode(const HloInstruction* instruction) {
     case HloOpcode::kReverse:
     case HloOpcode::kCopy:
     case HloOpcode::kReduce:
+    case HloOpcode::kPad:
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kDynamicSlice:
+    case HloOpcode::kDynamicUpdateSlice:
       return true;
     default:
       return instruction->IsElementwise();
@@ -279,7 +283,8 @@ bool KernelCandidateOpcode(const HloInstruction* instruction) {
 }
 
 // Every use of `parameter` inside `computation` (transitively) is an
-// elementwise op over the same dimensions: a kernel may write its result
+// elementwise op over the same dimensions (or the base of a
+// dynamic-update-slice): a kernel may write its result
 // over that parameter's buffer (each element is read before it is written,
 // at the same position).
 bool ElementwiseOnlyUse(const HloInstruction* parameter) {
@@ -289,7 +294,12 @@ bool ElementwiseOnlyUse(const HloInstruction* parameter) {
     const HloInstruction* h = stack.back();
     stack.pop_back();
     for (const HloInstruction* user : h->users()) {
-      if (!user->IsElementwise() || user->shape().dimensions() != parameter->shape().dimensions()) {
+      // A dynamic-update-slice reads its base only where it keeps it, at
+      // the position it writes.
+      const bool base_of_update = user->opcode() == HloOpcode::kDynamicUpdateSlice &&
+                                  user->operand(0) == h && user->OperandIndices(h).size() == 1;
+      if ((!user->IsElementwise() && !base_of_update) ||
+          user->shape().dimensions() != parameter->shape().dimensions()) {
         return false;
       }
       if (seen.insert(user).second) stack.push_back(user);

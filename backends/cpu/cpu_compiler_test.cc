@@ -469,6 +469,47 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(others, LibmMath());
 }
 
+// Pad (edge, negative and interior), concatenate, dynamic-slice and
+// dynamic-update-slice (start indices clamped as XLA does, signed and
+// unsigned, the update written in place over its base) in kernels, fused
+// and alone, on several element types: bit for bit with the evaluator.
+TEST(CpuCompilerTest, IndexingOpsRunNatively) {
+  const std::string text = R"(
+HloModule indexing
+ENTRY main {
+  x = f32[5,7] parameter(0)
+  y = f32[5,3] parameter(1)
+  i = s32[] parameter(2)
+  j = u32[] parameter(3)
+  k = s8[6,4] parameter(4)
+  zero = f32[] constant(0.5)
+  padded = f32[12,6] pad(x, zero), padding=2_1_1x-1_0_0
+  cat = f32[5,17] concatenate(x, y, x), dimensions={1}
+  e = f32[5,17] exponential(cat)
+  ds = f32[3,4] dynamic-slice(e, i, i), dynamic_slice_sizes={3,4}
+  ds_far = f32[2,2] dynamic-slice(x, j, j), dynamic_slice_sizes={2,2}
+  neg = f32[5,7] negate(x)
+  upd = f32[5,7] dynamic-update-slice(neg, ds_far, i, i)
+  one = s8[] constant(1)
+  kb = s8[2,4] broadcast(one), dimensions={}
+  kz = s32[] constant(0)
+  kupd = s8[6,4] dynamic-update-slice(k, kb, i, kz)
+  ROOT t = (f32[12,6], f32[3,4], f32[5,7], s8[6,4], f32[2,2]) tuple(padded, ds, upd, kupd, ds_far)
+}
+)";
+  for (auto [i, j] : {std::pair<int32_t, uint32_t>{1, 2}, {-3, 100}, {4, 0}, {100, 6}}) {
+    SCOPED_TRACE(absl::StrCat("i=", i, " j=", j));
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    std::vector<Literal> arguments = RandomArguments(**module, 5);
+    arguments[2] = Literal::CreateR0<int32_t>(i);
+    arguments[3] = Literal::CreateR0<uint32_t>(j);
+    Counts counts;
+    CheckModule(text, std::move(arguments), &counts, LibmMath());
+    EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+  }
+}
+
 TEST(CpuCompilerTest, DotWithEpilogueRunsNatively) {
   Counts counts;
   CheckModule(R"(

@@ -649,7 +649,11 @@ absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeElementGenerator(
     case HloOpcode::kSlice:
     case HloOpcode::kReshape:
     case HloOpcode::kCopy:
-    case HloOpcode::kIota: break;
+    case HloOpcode::kIota:
+    case HloOpcode::kPad:
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kDynamicSlice:
+    case HloOpcode::kDynamicUpdateSlice: break;
     default:
       if (!hlo->IsElementwise()) {
         return absl::UnimplementedError(absl::StrCat("%", hlo->name(), ": ",
@@ -657,7 +661,11 @@ absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeElementGenerator(
                                                      " has no element generator"));
       }
   }
-  TS_RETURN_IF_ERROR(CheckIndexing(*hlo));
+  const bool picks = hlo->opcode() == HloOpcode::kPad ||
+                     hlo->opcode() == HloOpcode::kConcatenate ||
+                     hlo->opcode() == HloOpcode::kDynamicSlice ||
+                     hlo->opcode() == HloOpcode::kDynamicUpdateSlice;
+  if (!picks) TS_RETURN_IF_ERROR(CheckIndexing(*hlo));
   std::vector<ElementGenerator> operand_generators;
   for (const HloInstruction* operand : hlo->operands()) {
     auto it = operands.find(operand);
@@ -668,6 +676,7 @@ absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeElementGenerator(
     operand_generators.push_back(it->second);
   }
   llvm::IRBuilder<>* b = b_;
+  if (picks) return MakeIndexingGenerator(*hlo, std::move(operand_generators), b);
   const Shape& shape = hlo->shape();
   // The generator of operand 0 at a multi-index computed from the result's.
   auto remapped = [&](std::function<std::vector<llvm::Value*>(const IrIndex&)> map) {

@@ -272,6 +272,7 @@ bool KernelCandidateOpcode(const HloInstruction* instruction) {
     case HloOpcode::kReverse:
     case HloOpcode::kCopy:
     case HloOpcode::kReduce:
+    case HloOpcode::kReduceWindow:
     case HloOpcode::kPad:
     case HloOpcode::kConcatenate:
     case HloOpcode::kDynamicSlice:

@@ -510,6 +510,47 @@ ENTRY main {
   }
 }
 
+// Reduce-window: pooling with strides, padding (skipped, not folded),
+// window and base dilation, f32 and s32, fused with an epilogue: bit for
+// bit with the evaluator.
+TEST(CpuCompilerTest, ReduceWindowsRunNatively) {
+  const std::string text = R"(
+HloModule windows
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+iadd {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+ENTRY main {
+  x = f32[2,9,11,3] parameter(0)
+  k = s32[13,7] parameter(1)
+  ninf = f32[] constant(-inf)
+  pool = f32[2,5,6,3] reduce-window(x, ninf), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, to_apply=max
+  zero = f32[] constant(0)
+  avg = f32[2,9,11,3] reduce-window(x, zero), window={size=1x3x3x1 pad=0_0x1_1x1_1x0_0}, to_apply=add
+  ninth = f32[] constant(0.111111)
+  nb = f32[2,9,11,3] broadcast(ninth), dimensions={}
+  scaled = f32[2,9,11,3] multiply(avg, nb)
+  one = s32[] constant(1)
+  dil = s32[13,5] reduce-window(k, one), window={size=3x2 stride=2x1 pad=2_2x0_1 rhs_dilate=2x3 lhs_dilate=2x1}, to_apply=iadd
+  ROOT t = (f32[2,5,6,3], f32[2,9,11,3], s32[13,5]) tuple(pool, scaled, dil)
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
 TEST(CpuCompilerTest, DotWithEpilogueRunsNatively) {
   Counts counts;
   CheckModule(R"(

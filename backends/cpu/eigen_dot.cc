@@ -73,15 +73,55 @@ void ReferenceBlock(const T* a, const T* b, T* c, int64_t k, bool ta, bool tb, i
   }
 }
 
+constexpr int kMaxBatchDims = DotShape::kMaxBatchDimensions;
+
 // One batched product with a row-major (not transposed) result: for each
-// i < batch, c + i * c_stride (m x n, row stride ldc) = op(a + i * a_stride)
-// x op(b + i * b_stride), the operands as in GemmBlockF32.
+// i < batch, with offsets (oa, ob, oc) of batch element i (BatchOffsets),
+// c + oc (m x n, row stride ldc) = op(a + oa) x op(b + ob), the operands as
+// in GemmBlockF32.  The batch is nd >= 1 dimensions, outermost first, of
+// sizes[d] (product batch) and strides a_strides[d], b_strides[d],
+// c_strides[d].
 struct Gemm {
   int64_t batch, m, n, k;
   bool ta, tb;
   int64_t lda, ldb, ldc;
-  int64_t a_stride, b_stride, c_stride;
+  int nd = 1;
+  int64_t sizes[kMaxBatchDims] = {};
+  int64_t a_strides[kMaxBatchDims] = {}, b_strides[kMaxBatchDims] = {},
+          c_strides[kMaxBatchDims] = {};
 };
+
+struct Offsets {
+  int64_t a = 0, b = 0, c = 0;
+};
+
+// The element offsets of batch element i (0 <= i < batch) in a, b and c.
+Offsets BatchOffsets(const Gemm& g, int64_t i) {
+  Offsets o;
+  if (g.nd == 1) {
+    o.a = i * g.a_strides[0];
+    o.b = i * g.b_strides[0];
+    o.c = i * g.c_strides[0];
+    return o;
+  }
+  for (int d = g.nd - 1; d >= 0; --d) {
+    const int64_t index = i % g.sizes[d];
+    i /= g.sizes[d];
+    o.a += index * g.a_strides[d];
+    o.b += index * g.b_strides[d];
+    o.c += index * g.c_strides[d];
+  }
+  return o;
+}
+
+// Makes g's batch one dense dimension (matrices packed one after another).
+void SetDenseBatch(Gemm& g) {
+  g.nd = 1;
+  g.sizes[0] = g.batch;
+  g.a_strides[0] = g.m * g.k;
+  g.b_strides[0] = g.k * g.n;
+  g.c_strides[0] = g.m * g.n;
+}
 
 template <typename T>
 void GemmBlock(const Gemm& g, const T* a, const T* b, T* c, int64_t r0, int64_t r1, int64_t c0,
@@ -113,7 +153,8 @@ void BatchedGemm(const Gemm& g, const T* a, const T* b, T* c, runtime::ThreadPoo
   if (batch * m * n * g.k < kMinParallelMacs) threads = 1;
   if (threads == 1) {
     for (int64_t i = 0; i < batch; ++i) {
-      GemmBlock<T>(g, a + i * g.a_stride, b + i * g.b_stride, c + i * g.c_stride, 0, m, 0, n);
+      const Offsets o = BatchOffsets(g, i);
+      GemmBlock<T>(g, a + o.a, b + o.b, c + o.c, 0, m, 0, n);
     }
     return;
   }
@@ -127,36 +168,45 @@ void BatchedGemm(const Gemm& g, const T* a, const T* b, T* c, runtime::ThreadPoo
     for (int64_t unit = begin; unit < end; ++unit) {
       const int64_t i = unit / panels;
       const int64_t lo = (unit % panels) * panel, hi = std::min(extent, lo + panel);
-      GemmBlock<T>(g, a + i * g.a_stride, b + i * g.b_stride, c + i * g.c_stride,
+      const Offsets o = BatchOffsets(g, i);
+      GemmBlock<T>(g, a + o.a, b + o.b, c + o.c,
                    split_rows ? lo : 0, split_rows ? hi : m, split_rows ? 0 : lo,
                    split_rows ? n : hi);
     }
   });
 }
 
-// Widens `batch` matrices of rows x cols 16-bit elements (row stride ld,
-// batch stride batch_stride) into dense f32 ones.
+// Which of a Gemm's arrays a batch offset is for.
+enum class Operand { kA, kB, kC };
+int64_t OffsetOf(const Offsets& o, Operand which) {
+  return which == Operand::kA ? o.a : which == Operand::kB ? o.b : o.c;
+}
+
+// Widens g.batch matrices of rows x cols 16-bit elements (row stride ld,
+// at the batch offsets of `which` in g) into dense f32 ones.
 template <typename Half>
-void Widen(const void* in, int64_t batch, int64_t rows, int64_t cols, int64_t ld,
-           int64_t batch_stride, float* out) {
+void Widen(const void* in, const Gemm& g, Operand which, int64_t rows, int64_t cols, int64_t ld,
+           float* out) {
   const Half* src = static_cast<const Half*>(in);
-  for (int64_t b = 0; b < batch; ++b) {
+  for (int64_t b = 0; b < g.batch; ++b) {
+    const Half* matrix = src + OffsetOf(BatchOffsets(g, b), which);
     for (int64_t r = 0; r < rows; ++r) {
-      const Half* row = src + b * batch_stride + r * ld;
+      const Half* row = matrix + r * ld;
       for (int64_t c = 0; c < cols; ++c) *out++ = static_cast<float>(row[c]);
     }
   }
 }
 
-// The inverse of Widen: rounds dense f32 matrices into strided 16-bit ones.
+// The inverse of Widen: rounds dense f32 m x n matrices into g's strided
+// 16-bit result (row stride g.ldc, g's c batch offsets).
 template <typename Half>
-void Narrow(const float* in, int64_t batch, int64_t rows, int64_t cols, int64_t ld,
-            int64_t batch_stride, void* out) {
+void Narrow(const float* in, const Gemm& g, void* out) {
   Half* dst = static_cast<Half*>(out);
-  for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t r = 0; r < rows; ++r) {
-      Half* row = dst + b * batch_stride + r * ld;
-      for (int64_t c = 0; c < cols; ++c) row[c] = Half(*in++);
+  for (int64_t b = 0; b < g.batch; ++b) {
+    Half* matrix = dst + BatchOffsets(g, b).c;
+    for (int64_t r = 0; r < g.m; ++r) {
+      Half* row = matrix + r * g.ldc;
+      for (int64_t c = 0; c < g.n; ++c) row[c] = Half(*in++);
     }
   }
 }
@@ -164,10 +214,27 @@ void Narrow(const float* in, int64_t batch, int64_t rows, int64_t cols, int64_t 
 }  // namespace
 
 bool DotShape::IsDense() const {
-  return effective_lda() == (lhs_transposed ? m : k) &&
-         effective_ldb() == (rhs_transposed ? k : n) &&
-         effective_ldc() == (out_transposed ? m : n) && effective_lhs_batch_stride() == m * k &&
-         effective_rhs_batch_stride() == k * n && effective_out_batch_stride() == m * n;
+  if (effective_lda() != (lhs_transposed ? m : k) ||
+      effective_ldb() != (rhs_transposed ? k : n) ||
+      effective_ldc() != (out_transposed ? m : n)) {
+    return false;
+  }
+  if (batch_dim_count == 0) {
+    return effective_lhs_batch_stride() == m * k && effective_rhs_batch_stride() == k * n &&
+           effective_out_batch_stride() == m * n;
+  }
+  // Row-major batch dimensions over dense matrices (a dimension of size 1
+  // has any stride).
+  int64_t inner = 1;
+  for (int d = std::min(batch_dim_count, kMaxBatchDimensions) - 1; d >= 0; --d) {
+    const BatchDimension& dim = batch_dims[d];
+    if (dim.size != 1 && (dim.lhs_stride != inner * m * k || dim.rhs_stride != inner * k * n ||
+                          dim.out_stride != inner * m * n)) {
+      return false;
+    }
+    inner *= dim.size;
+  }
+  return true;
 }
 
 std::string DotShape::ToString() const {
@@ -178,9 +245,25 @@ std::string DotShape::ToString() const {
   add("lda", effective_lda(), lhs_transposed ? m : k);
   add("ldb", effective_ldb(), rhs_transposed ? k : n);
   add("ldc", effective_ldc(), out_transposed ? m : n);
-  add("lhs_batch_stride", effective_lhs_batch_stride(), m * k);
-  add("rhs_batch_stride", effective_rhs_batch_stride(), k * n);
-  add("out_batch_stride", effective_out_batch_stride(), m * n);
+  if (batch_dim_count == 0) {
+    add("lhs_batch_stride", effective_lhs_batch_stride(), m * k);
+    add("rhs_batch_stride", effective_rhs_batch_stride(), k * n);
+    add("out_batch_stride", effective_out_batch_stride(), m * n);
+  } else {
+    const int count = std::max(0, std::min(batch_dim_count, kMaxBatchDimensions));
+    std::vector<int64_t> sizes, lhs, rhs, out;
+    for (int d = 0; d < count; ++d) {
+      sizes.push_back(batch_dims[d].size);
+      lhs.push_back(batch_dims[d].lhs_stride);
+      rhs.push_back(batch_dims[d].rhs_stride);
+      out.push_back(batch_dims[d].out_stride);
+    }
+    absl::StrAppend(&strides, " batch_dims=", absl::StrJoin(sizes, ","),
+                    " lhs_batch_strides=", absl::StrJoin(lhs, ","),
+                    " rhs_batch_strides=", absl::StrJoin(rhs, ","),
+                    " out_batch_strides=", absl::StrJoin(out, ","));
+    if (batch_dim_count != count) absl::StrAppend(&strides, " batch_dim_count=", batch_dim_count);
+  }
   return absl::StrCat(PrimitiveTypeName(type), "->", PrimitiveTypeName(output_type),
                       " batch=", batch, " m=", m, " n=", n, " k=", k,
                       lhs_transposed ? " lhs^T" : "", rhs_transposed ? " rhs^T" : "",
@@ -200,6 +283,30 @@ absl::Status CheckDotShape(const DotShape& shape) {
   if (shape.lda < 0 || shape.ldb < 0 || shape.ldc < 0 || shape.lhs_batch_stride < 0 ||
       shape.rhs_batch_stride < 0 || shape.out_batch_stride < 0) {
     return absl::InvalidArgumentError(absl::StrCat("negative dot stride: ", shape.ToString()));
+  }
+  if (shape.batch_dim_count < 0 || shape.batch_dim_count > DotShape::kMaxBatchDimensions) {
+    return absl::InvalidArgumentError(absl::StrCat("dot batch_dim_count ",
+                                                   shape.batch_dim_count, " is not in [0, ",
+                                                   DotShape::kMaxBatchDimensions, "]"));
+  }
+  if (shape.batch_dim_count > 0) {
+    int64_t product = 1;
+    for (int d = 0; d < shape.batch_dim_count; ++d) {
+      const DotShape::BatchDimension& dim = shape.batch_dims[d];
+      if (dim.size < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("negative dot batch dimension size: ", shape.ToString()));
+      }
+      if (dim.lhs_stride < 0 || dim.rhs_stride < 0 || dim.out_stride < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("negative dot batch stride: ", shape.ToString()));
+      }
+      product *= dim.size;
+    }
+    if (product != shape.batch) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "dot batch dimensions do not multiply to the batch: ", shape.ToString()));
+    }
   }
   return absl::OkStatus();
 }
@@ -227,9 +334,21 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
   g.lda = shape.effective_lda();
   g.ldb = shape.effective_ldb();
   g.ldc = shape.effective_ldc();
-  g.a_stride = shape.effective_lhs_batch_stride();
-  g.b_stride = shape.effective_rhs_batch_stride();
-  g.c_stride = shape.effective_out_batch_stride();
+  if (shape.batch_dim_count == 0) {
+    g.nd = 1;
+    g.sizes[0] = shape.batch;
+    g.a_strides[0] = shape.effective_lhs_batch_stride();
+    g.b_strides[0] = shape.effective_rhs_batch_stride();
+    g.c_strides[0] = shape.effective_out_batch_stride();
+  } else {
+    g.nd = shape.batch_dim_count;
+    for (int d = 0; d < g.nd; ++d) {
+      g.sizes[d] = shape.batch_dims[d].size;
+      g.a_strides[d] = shape.batch_dims[d].lhs_stride;
+      g.b_strides[d] = shape.batch_dims[d].rhs_stride;
+      g.c_strides[d] = shape.batch_dims[d].out_stride;
+    }
+  }
   const void* a = lhs;
   const void* b = rhs;
   // A transposed result is the transposed product: out^T = op(rhs)^T op(lhs)^T,
@@ -242,7 +361,7 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
     g.ta = !g.ta;
     g.tb = !g.tb;
     std::swap(g.lda, g.ldb);
-    std::swap(g.a_stride, g.b_stride);
+    std::swap(g.a_strides, g.b_strides);
   }
   switch (shape.type) {
     case F32:
@@ -274,29 +393,38 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
       float* a32 = buffer;
       float* b32 = a32 + RoundUp(a_count, 16);
       if (shape.type == F16) {
-        Widen<half>(a, g.batch, a_rows, a_cols, g.lda, g.a_stride, a32);
-        Widen<half>(b, g.batch, b_rows, b_cols, g.ldb, g.b_stride, b32);
+        Widen<half>(a, g, Operand::kA, a_rows, a_cols, g.lda, a32);
+        Widen<half>(b, g, Operand::kB, b_rows, b_cols, g.ldb, b32);
       } else {
-        Widen<bfloat16>(a, g.batch, a_rows, a_cols, g.lda, g.a_stride, a32);
-        Widen<bfloat16>(b, g.batch, b_rows, b_cols, g.ldb, g.b_stride, b32);
+        Widen<bfloat16>(a, g, Operand::kA, a_rows, a_cols, g.lda, a32);
+        Widen<bfloat16>(b, g, Operand::kB, b_rows, b_cols, g.ldb, b32);
       }
-      Gemm dense = g;
-      dense.lda = a_cols;
-      dense.ldb = b_cols;
-      dense.a_stride = g.m * g.k;
-      dense.b_stride = g.k * g.n;
       if (shape.output_type == F32) {
+        // Dense operands (one dense batch dimension), the result in place:
+        // g's batch dimensions with dense operand strides.
+        Gemm dense = g;
+        dense.lda = a_cols;
+        dense.ldb = b_cols;
+        int64_t inner = 1;
+        for (int d = g.nd - 1; d >= 0; --d) {
+          dense.a_strides[d] = inner * g.m * g.k;
+          dense.b_strides[d] = inner * g.k * g.n;
+          inner *= g.sizes[d];
+        }
         BatchedGemm<float>(dense, a32, b32, static_cast<float*>(out), pool);
         return absl::OkStatus();
       }
       float* c32 = b32 + RoundUp(b_count, 16);
+      Gemm dense = g;
+      dense.lda = a_cols;
+      dense.ldb = b_cols;
       dense.ldc = g.n;
-      dense.c_stride = g.m * g.n;
+      SetDenseBatch(dense);
       BatchedGemm<float>(dense, a32, b32, c32, pool);
       if (shape.output_type == F16) {
-        Narrow<half>(c32, g.batch, g.m, g.n, g.ldc, g.c_stride, out);
+        Narrow<half>(c32, g, out);
       } else {
-        Narrow<bfloat16>(c32, g.batch, g.m, g.n, g.ldc, g.c_stride, out);
+        Narrow<bfloat16>(c32, g, out);
       }
       return absl::OkStatus();
     }
@@ -425,6 +553,66 @@ absl::StatusOr<std::vector<Collapsed>> CollapseGroup(const HloInstruction& dot,
                             ") have strides ", absl::StrJoin(strides, ",")));
     }
     result.push_back(Collapsed{extent, order.empty() ? 0 : stride(order.back())});
+  }
+  return result;
+}
+
+// The batch group in lhs, rhs and the result (members[0..2]): its
+// dimensions of size > 1 in the order of decreasing stride in lhs, adjacent
+// ones merged where they collapse in all three arrays.  Unimplemented when
+// more than DotShape::kMaxBatchDimensions are left.
+absl::StatusOr<std::vector<DotShape::BatchDimension>> SplitBatch(
+    const HloInstruction& dot, const std::vector<Member>& members) {
+  const Member& ref = members[0];
+  std::vector<int64_t> order;  // positions of the dimensions of size > 1
+  for (int64_t p = 0; p < static_cast<int64_t>(ref.dims.size()); ++p) {
+    if (ref.shape->dimensions(ref.dims[p]) != 1) order.push_back(p);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+    return (*ref.strides)[ref.dims[x]] > (*ref.strides)[ref.dims[y]];
+  });
+  auto stride = [&](int member, int64_t p) {
+    return (*members[member].strides)[members[member].dims[p]];
+  };
+  std::vector<DotShape::BatchDimension> result;
+  for (int64_t p : order) {
+    const int64_t size = ref.shape->dimensions(ref.dims[p]);
+    DotShape::BatchDimension dim;
+    dim.size = size;
+    dim.lhs_stride = stride(0, p);
+    dim.rhs_stride = stride(1, p);
+    dim.out_stride = stride(2, p);
+    if (!result.empty()) {
+      DotShape::BatchDimension& outer = result.back();
+      if (outer.lhs_stride == dim.lhs_stride * size &&
+          outer.rhs_stride == dim.rhs_stride * size &&
+          outer.out_stride == dim.out_stride * size) {
+        outer.size *= size;
+        outer.lhs_stride = dim.lhs_stride;
+        outer.rhs_stride = dim.rhs_stride;
+        outer.out_stride = dim.out_stride;
+        continue;
+      }
+    }
+    result.push_back(dim);
+  }
+  if (static_cast<int64_t>(result.size()) > DotShape::kMaxBatchDimensions) {
+    std::vector<std::string> arrays;
+    for (int m = 0; m < 3; ++m) {
+      std::vector<int64_t> dims, strides;
+      for (int64_t p : order) {
+        dims.push_back(members[m].dims[p]);
+        strides.push_back(stride(m, p));
+      }
+      arrays.push_back(absl::StrCat(members[m].array, " dimensions ", absl::StrJoin(dims, ","),
+                                    " strides ", absl::StrJoin(strides, ",")));
+    }
+    std::vector<int64_t> sizes;
+    for (int64_t p : order) sizes.push_back(ref.shape->dimensions(ref.dims[p]));
+    return Unimplemented(
+        dot, absl::StrCat("batch dimensions do not collapse to ", DotShape::kMaxBatchDimensions,
+                          " or fewer strided dimensions (", result.size(), "): sizes ",
+                          absl::StrJoin(sizes, ","), "; ", absl::StrJoin(arrays, "; ")));
   }
   return result;
 }
@@ -596,9 +784,8 @@ absl::StatusOr<DotShape> PlanDot(const HloInstruction& dot) {
     rhs_free.push_back(d);
     out_rhs_free.push_back(nb + static_cast<int64_t>(lhs_free.size() + out_rhs_free.size()));
   }
-  auto batch = CollapseGroup(dot, "batch",
-                             {with(lhs, dnums.lhs_batch_dimensions),
-                              with(rhs, dnums.rhs_batch_dimensions), with(out, out_batch)});
+  auto batch = SplitBatch(dot, {with(lhs, dnums.lhs_batch_dimensions),
+                                with(rhs, dnums.rhs_batch_dimensions), with(out, out_batch)});
   if (!batch.ok()) return batch.status();
   auto contracting = CollapseGroup(dot, "contracting",
                                    {with(lhs, dnums.lhs_contracting_dimensions),
@@ -633,10 +820,14 @@ absl::StatusOr<DotShape> PlanDot(const HloInstruction& dot) {
   set(&plan.lda, lhs_o->ld, plan.lhs_transposed ? plan.m : plan.k);
   set(&plan.ldb, rhs_o->ld, plan.rhs_transposed ? plan.k : plan.n);
   set(&plan.ldc, out_o->ld, plan.out_transposed ? plan.m : plan.n);
-  if (plan.batch > 1) {
-    set(&plan.lhs_batch_stride, (*batch)[0].stride, plan.m * plan.k);
-    set(&plan.rhs_batch_stride, (*batch)[1].stride, plan.k * plan.n);
-    set(&plan.out_batch_stride, (*batch)[2].stride, plan.m * plan.n);
+  if (batch->size() == 1) {
+    // One strided batch dimension.
+    set(&plan.lhs_batch_stride, (*batch)[0].lhs_stride, plan.m * plan.k);
+    set(&plan.rhs_batch_stride, (*batch)[0].rhs_stride, plan.k * plan.n);
+    set(&plan.out_batch_stride, (*batch)[0].out_stride, plan.m * plan.n);
+  } else if (batch->size() > 1) {
+    plan.batch_dim_count = static_cast<int>(batch->size());
+    for (size_t d = 0; d < batch->size(); ++d) plan.batch_dims[d] = (*batch)[d];
   }
   return plan;
 }

@@ -10,8 +10,9 @@
 // op = transpose), rhs[b] as k x n (n x k when rhs_transposed), and out[b]
 // as m x n (n x m when out_transposed).  In each stored matrix the elements
 // of a row are adjacent, rows are a leading dimension apart (lda, ldb, ldc)
-// and the b-th matrix is a batch stride after the (b-1)-th, all in
-// elements; by default both are dense (see DotShape).  Work is split over the batch
+// and the b-th matrix is a batch stride after the (b-1)-th (or, for a batch
+// of several strided dimensions, at the offset its multi-index gives), all
+// in elements; by default both are dense (see DotShape).  Work is split over the batch
 // and over panels of the output (16-row/column multiples of its longer
 // side) across the pool's threads; each panel is one single-threaded Eigen
 // GEMM.  Eigen picks its k-blocking per panel, so float results may differ
@@ -26,6 +27,7 @@
 #ifndef TESSERA_BACKENDS_CPU_EIGEN_DOT_H_
 #define TESSERA_BACKENDS_CPU_EIGEN_DOT_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -69,6 +71,24 @@ struct DotShape {
   int64_t lda = 0, ldb = 0, ldc = 0;
   int64_t lhs_batch_stride = 0, rhs_batch_stride = 0, out_batch_stride = 0;
 
+  // A batch that is not one strided dimension: when batch_dim_count > 0,
+  // the batch is batch_dims[0 .. batch_dim_count), outermost first (row-major
+  // multi-index, the product of the sizes must be `batch`), and lhs[b],
+  // rhs[b], out[b] start at sum_i index_i(b) * (lhs|rhs|out)_stride of
+  // dimension i; those strides are explicit (0 is a stride, not "dense")
+  // and lhs_batch_stride, rhs_batch_stride, out_batch_stride are ignored.
+  // When batch_dim_count is 0 (the default) the batch is one dimension of
+  // extent `batch` with the batch strides above.  PlanDot uses batch_dims
+  // only for batches that do not collapse to one stride (e.g. batch
+  // dimensions [batch, heads] of a [batch, seq, heads, head_dim] array).
+  struct BatchDimension {
+    int64_t size = 1;
+    int64_t lhs_stride = 0, rhs_stride = 0, out_stride = 0;
+  };
+  static constexpr int kMaxBatchDimensions = 4;
+  int batch_dim_count = 0;
+  std::array<BatchDimension, kMaxBatchDimensions> batch_dims = {};
+
   // The strides in effect (the dense value where a field is 0).
   int64_t effective_lda() const { return lda != 0 ? lda : (lhs_transposed ? m : k); }
   int64_t effective_ldb() const { return ldb != 0 ? ldb : (rhs_transposed ? k : n); }
@@ -82,15 +102,20 @@ struct DotShape {
   int64_t effective_out_batch_stride() const {
     return out_batch_stride != 0 ? out_batch_stride : m * n;
   }
-  // True when every stride in effect is the dense one.
+  // True when every stride in effect is the dense one (with batch_dims:
+  // when they are laid out row-major, outermost first, matrix after matrix).
   bool IsDense() const;
 
   int64_t flops() const { return 2 * batch * m * n * k; }
-  // Sizes, transpositions, and the strides that are not dense.
+  // Sizes, transpositions, and the strides that are not dense (with
+  // batch_dims: their sizes and all their strides, e.g. " batch_dims=2,4
+  // lhs_batch_strides=512,8 rhs_batch_strides=512,8 out_batch_strides=1024,256").
   std::string ToString() const;
 };
 
-// OK when RunDot supports `shape` (types, non-negative sizes and strides).
+// OK when RunDot supports `shape` (types, non-negative sizes and strides;
+// batch_dim_count in [0, kMaxBatchDimensions] and their sizes' product
+// equal to batch).
 absl::Status CheckDotShape(const DotShape& shape);
 
 // Bytes of scratch RunDot needs for `shape`: nonzero only for F16/BF16
@@ -110,18 +135,26 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
 // Each array's dimensions fall in four groups: batch, lhs-free, rhs-free
 // and contracting (lhs: batch, lhs-free, contracting; rhs: batch,
 // contracting, rhs-free; result: batch, lhs-free, rhs-free).  Dimensions of
-// size 1 are ignored.  Each group must collapse to one (extent, stride) in
-// every array holding it, in one common order of its dimensions (the order
-// of decreasing stride in lhs, or in rhs for rhs-free): stride(g_i) ==
-// stride(g_{i+1}) * size(g_{i+1}); a group of extent 1 has any stride.  So
-// the batch dimensions may sit anywhere (outermost, between or inside the
-// matrix dimensions: strided batched GEMMs), but not interleaved with
-// another group's dimensions in a way that breaks them apart.  Each matrix
+// size 1 are ignored.  The free and contracting groups must each collapse
+// to one (extent, stride) in every array holding it, in one common order of
+// its dimensions (the order of decreasing stride in lhs, or in rhs for
+// rhs-free): stride(g_i) == stride(g_{i+1}) * size(g_{i+1}); a group of
+// extent 1 has any stride.  The batch group need not: its dimensions, in
+// the order of decreasing stride in lhs, are merged where adjacent ones
+// collapse in all three arrays, and what is left (at most
+// kMaxBatchDimensions dimensions, else Unimplemented) becomes batch_dims
+// when it is more than one.  So the batch dimensions may sit anywhere
+// (outermost, between or inside the matrix dimensions, split by another
+// group's dimensions, in different orders in different arrays: strided
+// batched GEMMs), while the free and contracting dimensions may not be
+// interleaved with another group's dimensions in a way that breaks them
+// apart.  Each matrix
 // then needs a unit-stride group: lhs (m, k) is row-major when k has stride
 // 1, else transposed when m has (lda the other group's stride); likewise
 // rhs (k, n) and the result (m, n; out_transposed when only m has stride 1).
-// Everything else (tiled or packed layouts, dynamic dimensions, groups that
-// do not collapse, matrices without a unit-stride dimension, unsupported
+// Everything else (tiled or packed layouts, dynamic dimensions, free or
+// contracting groups that do not collapse, batches left with more than
+// kMaxBatchDimensions dimensions, matrices without a unit-stride dimension, unsupported
 // element types, non-dot instructions) is Unimplemented (or
 // InvalidArgument for a malformed dot) with the reason.  Empty results and
 // empty contractions plan as a dense zero fill (m = element count).

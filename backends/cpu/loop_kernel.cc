@@ -131,6 +131,28 @@ int64_t ReductionLanes(PrimitiveType type) {
   return std::max<int64_t>(8, 128 / std::max(1, ByteWidth(type)));
 }
 
+// OK when `hlo` (a reduce or reduce-window) has a two-parameter reducer of
+// scalar elementwise ops on its result's element type.
+absl::Status CheckScalarReducer(const HloInstruction& hlo) {
+  const HloComputation* reducer = hlo.to_apply();
+  if (reducer == nullptr || reducer->num_parameters() != 2) {
+    return absl::UnimplementedError(absl::StrCat("%", hlo.name(), ": an unusual reducer"));
+  }
+  const PrimitiveType type = hlo.shape().element_type();
+  for (const HloInstruction* h : reducer->MakeInstructionPostOrder()) {
+    if (!h->shape().IsArray() || h->shape().rank() != 0 || h->shape().element_type() != type) {
+      return absl::UnimplementedError(
+          absl::StrCat("%", hlo.name(), ": the reducer is not scalar ", PrimitiveTypeName(type)));
+    }
+    if (h->opcode() != HloOpcode::kParameter && h->opcode() != HloOpcode::kConstant &&
+        !h->IsElementwise()) {
+      return absl::UnimplementedError(
+          absl::StrCat("%", hlo.name(), ": the reducer is not elementwise"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Called with each element a reduce folds in, and its index in the
 // reduce's operand (row kernels keep it, to read it again in a later pass).
 using ElementSink = std::function<absl::Status(const IrIndex& index, llvm::Value* value)>;
@@ -158,23 +180,9 @@ absl::StatusOr<llvm_ir::ElementGenerator> MakeReduceGenerator(
     return absl::UnimplementedError(
         absl::StrCat("%", reduce->name(), ": only one-operand reduces run in kernels"));
   }
+  TS_RETURN_IF_ERROR(CheckScalarReducer(*reduce));
   const HloComputation* reducer = reduce->to_apply();
-  if (reducer == nullptr || reducer->num_parameters() != 2) {
-    return absl::UnimplementedError(absl::StrCat("%", reduce->name(), ": an unusual reducer"));
-  }
   const PrimitiveType type = reduce->shape().element_type();
-  for (const HloInstruction* h : reducer->MakeInstructionPostOrder()) {
-    if (!h->shape().IsArray() || h->shape().rank() != 0 || h->shape().element_type() != type) {
-      return absl::UnimplementedError(
-          absl::StrCat("%", reduce->name(), ": the reducer is not scalar ",
-                       PrimitiveTypeName(type)));
-    }
-    if (h->opcode() != HloOpcode::kParameter && h->opcode() != HloOpcode::kConstant &&
-        !h->IsElementwise()) {
-      return absl::UnimplementedError(
-          absl::StrCat("%", reduce->name(), ": the reducer is not elementwise"));
-    }
-  }
   if (!computed_once_per_row && !ReadOncePerElement(reduce)) {
     return absl::UnimplementedError(
         absl::StrCat("%", reduce->name(), ": its result is read other than elementwise"));
@@ -316,6 +324,91 @@ absl::StatusOr<llvm_ir::ElementGenerator> MakeReduceGenerator(
         return EmitReducer(*reducer, init_value, b->CreateLoad(value_type, lane(constant(0))),
                            emitter, b);
       });
+}
+
+// A generator for a one-input `reduce-window` with a scalar elementwise
+// reducer: per result element, from the init value, the window's elements
+// in row-major window order, accumulator first, padding and base-dilation
+// holes skipped -- the evaluator's order, bit for bit.  Each window
+// element is read at a clamped position and kept or dropped by a select,
+// so the loop body has no branches.
+absl::StatusOr<llvm_ir::ElementGenerator> MakeReduceWindowGenerator(
+    const HloInstruction* hlo, const llvm_ir::GeneratorMap& generators,
+    llvm_ir::ElementalIrEmitter* emitter, llvm::IRBuilder<>* b) {
+  if (hlo->operand_count() != 2 || !hlo->shape().IsArray() ||
+      !hlo->operand(0)->shape().IsArray() || !hlo->attrs().window.has_value()) {
+    return absl::UnimplementedError(
+        absl::StrCat("%", hlo->name(), ": only one-input reduce-windows run in kernels"));
+  }
+  TS_RETURN_IF_ERROR(CheckScalarReducer(*hlo));
+  if (!ReadOncePerElement(hlo)) {
+    return absl::UnimplementedError(
+        absl::StrCat("%", hlo->name(), ": its result is read other than elementwise"));
+  }
+  const Shape input_shape = hlo->operand(0)->shape();
+  const std::vector<WindowDimension> window = hlo->window().dimensions;
+  const int64_t rank = input_shape.rank();
+  if (static_cast<int64_t>(window.size()) != rank || hlo->shape().rank() != rank) {
+    return absl::InvalidArgumentError(absl::StrCat("%", hlo->name(), ": a window per dimension"));
+  }
+  for (const WindowDimension& w : window) {
+    if (w.size < 0 || w.stride < 1 || w.window_dilation < 1 || w.base_dilation < 1) {
+      return absl::InvalidArgumentError(absl::StrCat("%", hlo->name(), ": a bad window"));
+    }
+  }
+  const HloComputation* reducer = hlo->to_apply();
+  TS_ASSIGN_OR_RETURN(llvm::Type * value_type,
+                      llvm_ir::IrValueType(hlo->shape().element_type(), b->getContext()));
+  llvm_ir::ElementGenerator input_generator = generators.at(hlo->operand(0));
+  llvm_ir::ElementGenerator init_generator = generators.at(hlo->operand(1));
+  const std::string name = hlo->name();
+  return llvm_ir::ElementGenerator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+    llvm::Type* index_type = index.index_type();
+    auto constant = [&](int64_t v) { return llvm::ConstantInt::get(index_type, v); };
+    TS_ASSIGN_OR_RETURN(llvm::Value * init_value, init_generator(IrIndex(index_type)));
+    llvm::Function* function = b->GetInsertBlock()->getParent();
+    llvm::IRBuilder<> entry_builder(&function->getEntryBlock(), function->getEntryBlock().begin());
+    llvm::AllocaInst* slot = entry_builder.CreateAlloca(value_type, nullptr, "window_accumulator");
+    b->CreateStore(init_value, slot);
+    for (int64_t d = 0; d < rank; ++d) {
+      if (input_shape.dimensions(d) == 0 || window[d].size == 0) {
+        return static_cast<llvm::Value*>(b->CreateLoad(value_type, slot));
+      }
+    }
+    std::vector<llvm_ir::ForLoop> loops;
+    std::vector<llvm::Value*> source(rank);
+    llvm::Value* valid = b->getTrue();
+    for (int64_t d = 0; d < rank; ++d) {
+      const WindowDimension& w = window[d];
+      loops.push_back(llvm_ir::ForLoop::Emit(absl::StrCat(name, ".w", d), constant(0),
+                                             constant(w.size), b));
+      llvm::Value* k = loops.back().induction_variable();
+      llvm::Value* position =
+          b->CreateAdd(b->CreateSub(b->CreateMul(index[d], constant(w.stride)),
+                                    constant(w.padding_low)),
+                       b->CreateMul(k, constant(w.window_dilation)));
+      if (w.base_dilation > 1) {
+        valid = b->CreateAnd(valid, b->CreateICmpEQ(b->CreateSRem(position,
+                                                                  constant(w.base_dilation)),
+                                                    constant(0)));
+        position = b->CreateSDiv(position, constant(w.base_dilation));
+      }
+      const int64_t extent = input_shape.dimensions(d);
+      valid = b->CreateAnd(valid, b->CreateICmpSGE(position, constant(0)));
+      valid = b->CreateAnd(valid, b->CreateICmpSLT(position, constant(extent)));
+      llvm::Value* clamped =
+          b->CreateSelect(b->CreateICmpSLT(position, constant(0)), constant(0), position);
+      source[d] = b->CreateSelect(b->CreateICmpSGT(clamped, constant(extent - 1)),
+                                  constant(extent - 1), clamped);
+    }
+    TS_ASSIGN_OR_RETURN(llvm::Value * x,
+                        input_generator(IrIndex(source, input_shape, index_type)));
+    llvm::Value* accumulator = b->CreateLoad(value_type, slot);
+    TS_ASSIGN_OR_RETURN(llvm::Value * next, EmitReducer(*reducer, accumulator, x, emitter, b));
+    b->CreateStore(b->CreateSelect(valid, next, accumulator), slot);
+    for (auto it = loops.rbegin(); it != loops.rend(); ++it) it->Finish(b);
+    return static_cast<llvm::Value*>(b->CreateLoad(value_type, slot));
+  });
 }
 
 // A row kernel: reduces whose results are read through broadcasts (a
@@ -578,6 +671,11 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
           }
           return *slot;
         };
+        break;
+      }
+      case HloOpcode::kReduceWindow: {
+        TS_ASSIGN_OR_RETURN(generators[hlo],
+                            MakeReduceWindowGenerator(hlo, generators, emitter.get(), &b));
         break;
       }
       default: {

@@ -277,6 +277,7 @@ bool KernelCandidateOpcode(const HloInstruction* instruction) {
     case HloOpcode::kConcatenate:
     case HloOpcode::kDynamicSlice:
     case HloOpcode::kDynamicUpdateSlice:
+    case HloOpcode::kGather:
       return true;
     default:
       return instruction->IsElementwise();

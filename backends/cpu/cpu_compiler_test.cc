@@ -551,6 +551,41 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
 }
 
+// Gather: an embedding lookup (indices out of range clamp), a 2-D index
+// vector with an implicit index_vector_dim elsewhere, and batching
+// dimensions; bit for bit with the evaluator.
+TEST(CpuCompilerTest, GathersRunNatively) {
+  const std::string text = R"(
+HloModule gathers
+ENTRY main {
+  table = f32[50,16] parameter(0)
+  ids = s32[9] parameter(1)
+  rows = f32[9,16] gather(table, ids), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,16}
+  two = f32[] constant(2)
+  tb = f32[9,16] broadcast(two), dimensions={}
+  scaled = f32[9,16] multiply(rows, tb)
+  img = f32[10,12] parameter(2)
+  corners = u32[4,2] parameter(3)
+  patches = f32[4,3,5] gather(img, corners), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={3,5}
+  batched = f32[3,8,6] parameter(4)
+  which = s32[3,4] parameter(5)
+  picked = f32[3,4,6] gather(batched, which), offset_dims={2}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1,6}
+  ROOT t = (f32[9,16], f32[4,3,5], f32[3,4,6]) tuple(scaled, patches, picked)
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> arguments = RandomArguments(**module, 3);
+  arguments[1] = Literal::CreateR1<int32_t>({0, 49, 50, -1, 7, 1000, 3, 3, -100000});
+  arguments[3] = Literal::CreateFromVector<uint32_t>({4, 2}, {0, 0, 9, 11, 4000000000u, 3, 5, 6});
+  std::vector<int32_t> which(12);
+  for (int i = 0; i < 12; ++i) which[i] = (i * 5) % 11 - 1;  // -1..9: some clamp
+  arguments[5] = Literal::CreateFromVector<int32_t>({3, 4}, which);
+  Counts counts;
+  CheckModule(text, std::move(arguments), &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
 TEST(CpuCompilerTest, DotWithEpilogueRunsNatively) {
   Counts counts;
   CheckModule(R"(

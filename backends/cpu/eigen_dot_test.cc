@@ -519,6 +519,227 @@ TEST(EigenDotTest, ReferenceKernelsStrided) {
   eigen_dot_internal::SetUseReferenceKernelsForTesting(false);
 }
 
+// JAX multi-head attention on [batch, seq, heads, head_dim] arrays: batch
+// dimensions {batch, heads} with seq between them (two strided batch
+// dimensions).  scores[b, h, i, j] = sum_d q[b, i, h, d] k[b, j, h, d].
+std::string JaxScores(absl::string_view type, int64_t batch, int64_t seq, int64_t heads,
+                      int64_t dim, absl::string_view out_layout = "{3,2,1,0}") {
+  const std::string qk =
+      absl::StrCat(type, "[", batch, ",", seq, ",", heads, ",", dim, "]{3,2,1,0}");
+  return DotModule(
+      qk, qk, absl::StrCat(type, "[", batch, ",", heads, ",", seq, ",", seq, "]", out_layout),
+      "lhs_batch_dims={0,2}, rhs_batch_dims={0,2}, lhs_contracting_dims={3}, "
+      "rhs_contracting_dims={3}");
+}
+// context[b, h, i, d] = sum_j p[b, h, i, j] v[b, j, h, d]; out_layout
+// "{3,1,2,0}" writes it back as [batch, seq, heads, head_dim].
+std::string JaxContext(absl::string_view type, int64_t batch, int64_t seq, int64_t heads,
+                       int64_t dim, absl::string_view out_layout = "{3,2,1,0}",
+                       absl::string_view out_type = "") {
+  return DotModule(
+      absl::StrCat(type, "[", batch, ",", heads, ",", seq, ",", seq, "]{3,2,1,0}"),
+      absl::StrCat(type, "[", batch, ",", seq, ",", heads, ",", dim, "]{3,2,1,0}"),
+      absl::StrCat(out_type.empty() ? type : out_type, "[", batch, ",", heads, ",", seq, ",",
+                   dim, "]", out_layout),
+      "lhs_batch_dims={0,1}, rhs_batch_dims={0,2}, lhs_contracting_dims={3}, "
+      "rhs_contracting_dims={1}");
+}
+
+TEST(EigenDotTest, JaxAttentionBatchDimensions) {
+  runtime::ThreadPool pool(2);
+  // The module that fell back to the evaluator: batch 2, seq 16, 4 heads
+  // of 8.
+  const std::string scores = JaxScores("f32", 2, 16, 4, 8);
+  DotShape plan = PlanOf(scores);
+  EXPECT_EQ(plan.ToString(),
+            "f32->f32 batch=8 m=16 n=16 k=8 rhs^T lda=32 ldb=32 batch_dims=2,4 "
+            "lhs_batch_strides=512,8 rhs_batch_strides=512,8 out_batch_strides=1024,256");
+  EXPECT_FALSE(plan.IsDense());
+  CheckDot(scores, &pool);
+  const std::string context = JaxContext("f32", 2, 16, 4, 8);
+  plan = PlanOf(context);
+  EXPECT_EQ(plan.ToString(),
+            "f32->f32 batch=8 m=16 n=8 k=16 ldb=32 batch_dims=2,4 lhs_batch_strides=1024,256 "
+            "rhs_batch_strides=512,8 out_batch_strides=512,128");
+  CheckDot(context, &pool);
+  // The context written as [batch, seq, heads, head_dim]: the result's
+  // batch dimensions do not collapse either.
+  const std::string context_bshd = JaxContext("f32", 2, 16, 4, 8, "{3,1,2,0}");
+  plan = PlanOf(context_bshd);
+  EXPECT_EQ(plan.ToString(),
+            "f32->f32 batch=8 m=16 n=8 k=16 ldb=32 ldc=32 batch_dims=2,4 "
+            "lhs_batch_strides=1024,256 rhs_batch_strides=512,8 out_batch_strides=512,8");
+  CheckDot(context_bshd, &pool);
+  // Scores with a batch dimension in the middle of the result and m minor
+  // (out_transposed): [b, h, i, j] stored as (h, j, b, i).
+  CheckDot(JaxScores("f32", 2, 16, 4, 8, "{2,0,3,1}"), &pool);
+  CheckDot(JaxScores("f32", 2, 16, 4, 8, "{3,2,0,1}"), &pool);
+}
+
+TEST(EigenDotTest, JaxAttentionOddSizesAndThreads) {
+  runtime::ThreadPool pool(2), three(3);
+  for (int64_t batch : {1, 3}) {
+    for (int64_t seq : {1, 7}) {
+      for (int64_t heads : {1, 5}) {
+        for (const char* layout : {"{3,2,1,0}", "{3,1,2,0}", "{2,3,1,0}", "{3,2,0,1}"}) {
+          CheckDot(JaxScores("f32", batch, seq, heads, 9, layout), &pool);
+          CheckDot(JaxContext("f32", batch, seq, heads, 9, layout), &pool);
+        }
+      }
+    }
+  }
+  // Large enough to run in parallel: batch 15 (panels on 2 and 3 threads)
+  // and batch 8 (whole batch elements on 2 threads), on 1, 2 and 3 threads.
+  for (runtime::ThreadPool* p : {static_cast<runtime::ThreadPool*>(nullptr), &pool, &three}) {
+    CheckDot(JaxScores("f32", 3, 65, 5, 64, "{3,1,2,0}"), p);
+    CheckDot(JaxContext("f32", 3, 65, 5, 64, "{3,1,2,0}"), p);
+    CheckDot(JaxScores("f32", 2, 128, 4, 32), p);
+    CheckDot(JaxContext("f32", 2, 128, 4, 32, "{2,3,1,0}"), p);
+  }
+}
+
+TEST(EigenDotTest, ThreeAndUnitBatchDimensions) {
+  runtime::ThreadPool pool(2), three(3);
+  // Three batch dimensions stored in opposite orders in lhs and rhs:
+  // nothing collapses.
+  const std::string reversed = DotModule(
+      "f32[2,3,5,7,9]{4,3,2,1,0}", "f32[2,3,5,9,11]{4,3,0,1,2}", "f32[2,3,5,7,11]{4,3,2,1,0}",
+      "lhs_batch_dims={0,1,2}, rhs_batch_dims={0,1,2}, lhs_contracting_dims={4}, "
+      "rhs_contracting_dims={3}");
+  DotShape plan = PlanOf(reversed);
+  EXPECT_EQ(plan.batch_dim_count, 3) << plan.ToString();
+  for (runtime::ThreadPool* p : {static_cast<runtime::ThreadPool*>(nullptr), &pool, &three}) {
+    CheckDot(reversed, p);
+  }
+  // Three batch dimensions, each split from the next by a free or
+  // contracting dimension somewhere, with extents 1 mixed in (ignored).
+  const std::string split = DotModule(
+      "f32[2,7,1,3,5,9]{5,4,3,2,1,0}", "f32[2,1,3,9,5,4]{5,4,3,2,1,0}",
+      "f32[2,1,3,5,7,4]{5,4,3,2,1,0}",
+      "lhs_batch_dims={0,2,3,4}, rhs_batch_dims={0,1,2,4}, lhs_contracting_dims={5}, "
+      "rhs_contracting_dims={3}");
+  plan = PlanOf(split);
+  EXPECT_EQ(plan.ToString(),
+            "f32->f32 batch=30 m=7 n=4 k=9 lda=135 ldb=20 batch_dims=2,3,5 "
+            "lhs_batch_strides=945,45,9 rhs_batch_strides=540,180,4 "
+            "out_batch_strides=420,140,28");
+  for (runtime::ThreadPool* p : {static_cast<runtime::ThreadPool*>(nullptr), &pool, &three}) {
+    CheckDot(split, p);
+  }
+  // Two pairs that collapse ({0,1} and {3,4} in lhs) leave two dimensions.
+  const std::string pairs = DotModule(
+      "f32[2,3,6,4,5,7]{5,4,3,2,1,0}", "f32[2,3,4,5,7,8]{5,4,3,2,1,0}",
+      "f32[2,3,4,5,6,8]{5,4,3,2,1,0}",
+      "lhs_batch_dims={0,1,3,4}, rhs_batch_dims={0,1,2,3}, lhs_contracting_dims={5}, "
+      "rhs_contracting_dims={4}");
+  plan = PlanOf(pairs);
+  EXPECT_EQ(plan.batch_dim_count, 2) << plan.ToString();
+  EXPECT_EQ(plan.batch_dims[0].size, 6);
+  EXPECT_EQ(plan.batch_dims[1].size, 20);
+  CheckDot(pairs, &pool);
+  // Batch extents 1 only, or one batch dimension of size > 1: the plain
+  // batch stride.
+  plan = PlanOf(JaxScores("f32", 1, 16, 1, 8));
+  EXPECT_EQ(plan.batch_dim_count, 0);
+  EXPECT_EQ(plan.batch, 1);
+  plan = PlanOf(JaxScores("f32", 1, 16, 4, 8));
+  EXPECT_EQ(plan.ToString(),
+            "f32->f32 batch=4 m=16 n=16 k=8 rhs^T lda=32 ldb=32 lhs_batch_stride=8 "
+            "rhs_batch_stride=8");
+  CheckDot(JaxScores("f32", 1, 16, 4, 8), &pool);
+  CheckDot(JaxScores("f32", 3, 16, 1, 8), &pool);
+  // What used to be rejected: batch dimensions stored in different orders,
+  // and split by a free dimension.
+  CheckDot(DotModule("f32[2,3,4,5]{3,2,1,0}", "f32[2,3,5,6]{3,2,0,1}", "f32[2,3,4,6]{3,2,1,0}",
+                     "lhs_batch_dims={0,1}, rhs_batch_dims={0,1}, "
+                     "lhs_contracting_dims={3}, rhs_contracting_dims={2}"),
+           &pool);
+  CheckDot(DotModule("f32[2,4,3,5]{3,2,1,0}", "f32[2,3,5,6]{3,2,1,0}", "f32[2,3,4,6]{3,2,1,0}",
+                     "lhs_batch_dims={0,2}, rhs_batch_dims={0,1}, "
+                     "lhs_contracting_dims={3}, rhs_contracting_dims={2}"),
+           &pool);
+}
+
+TEST(EigenDotTest, BatchDimensionsElementTypes) {
+  runtime::ThreadPool pool(2);
+  for (const char* type : {"f64", "s32", "f16", "bf16"}) {
+    CheckDot(JaxScores(type, 2, 17, 3, 8, "{3,1,2,0}"), &pool);
+    CheckDot(JaxContext(type, 2, 17, 3, 8, "{3,1,2,0}"), &pool);
+    CheckDot(JaxScores(type, 2, 17, 3, 8, "{2,3,0,1}"), &pool);
+  }
+  // 16-bit operands into an f32 result written in place with batch
+  // dimensions (and transposed).
+  CheckDot(JaxContext("bf16", 2, 17, 3, 8, "{3,1,2,0}", "f32"), &pool);
+  CheckDot(JaxContext("f16", 2, 17, 3, 8, "{2,3,1,0}", "f32"), &pool);
+  CheckDot(JaxScores("f16", 3, 33, 5, 16, "{3,1,2,0}"), &pool);
+}
+
+TEST(EigenDotTest, ReferenceKernelsBatchDimensions) {
+  eigen_dot_internal::SetUseReferenceKernelsForTesting(true);
+  runtime::ThreadPool pool(2);
+  for (const char* layout : {"{3,2,1,0}", "{3,1,2,0}", "{2,3,0,1}"}) {
+    CheckDot(JaxScores("f32", 2, 16, 4, 8, layout), &pool);
+    CheckDot(JaxContext("f32", 2, 16, 4, 8, layout), &pool);
+    CheckDot(JaxContext("s32", 3, 7, 5, 3, layout), nullptr);
+  }
+  CheckDot(JaxContext("bf16", 2, 16, 4, 8, "{3,1,2,0}"), &pool);
+  eigen_dot_internal::SetUseReferenceKernelsForTesting(false);
+}
+
+TEST(EigenDotTest, BatchDimensionsByHand) {
+  // Two batch dimensions laid out densely: the same as batch 6.
+  DotShape shape;
+  shape.batch = 6;
+  shape.m = 2;
+  shape.n = 3;
+  shape.k = 4;
+  shape.batch_dim_count = 2;
+  shape.batch_dims[0] = {2, 3 * 8, 3 * 12, 3 * 6};
+  shape.batch_dims[1] = {3, 8, 12, 6};
+  EXPECT_TRUE(shape.IsDense()) << shape.ToString();
+  EXPECT_TRUE(CheckDotShape(shape).ok());
+  std::vector<float> lhs(6 * 8), rhs(6 * 12), out(6 * 6), expected(6 * 6);
+  for (size_t i = 0; i < lhs.size(); ++i) lhs[i] = static_cast<float>(i % 7) - 3;
+  for (size_t i = 0; i < rhs.size(); ++i) rhs[i] = static_cast<float>(i % 5) - 2;
+  for (int b = 0; b < 6; ++b) {
+    for (int i = 0; i < 2; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        float acc = 0;
+        for (int p = 0; p < 4; ++p) acc += lhs[b * 8 + i * 4 + p] * rhs[b * 12 + p * 3 + j];
+        expected[b * 6 + i * 3 + j] = acc;
+      }
+    }
+  }
+  ASSERT_TRUE(RunDot(shape, lhs.data(), rhs.data(), out.data(), nullptr).ok());
+  EXPECT_EQ(out, expected);
+  // The batch dimensions swapped in the result only: out[b1, b0].
+  shape.batch_dims[0].out_stride = 6;
+  shape.batch_dims[1].out_stride = 2 * 6;
+  EXPECT_FALSE(shape.IsDense());
+  EXPECT_EQ(shape.ToString(),
+            "f32->f32 batch=6 m=2 n=3 k=4 batch_dims=2,3 lhs_batch_strides=24,8 "
+            "rhs_batch_strides=36,12 out_batch_strides=6,12");
+  ASSERT_TRUE(RunDot(shape, lhs.data(), rhs.data(), out.data(), nullptr).ok());
+  for (int b0 = 0; b0 < 2; ++b0) {
+    for (int b1 = 0; b1 < 3; ++b1) {
+      for (int e = 0; e < 6; ++e) {
+        EXPECT_EQ(out[(b1 * 2 + b0) * 6 + e], expected[(b0 * 3 + b1) * 6 + e]);
+      }
+    }
+  }
+  // Malformed batch dimensions.
+  shape.batch = 5;
+  EXPECT_EQ(CheckDotShape(shape).code(), absl::StatusCode::kInvalidArgument);
+  shape.batch = 6;
+  shape.batch_dims[1].rhs_stride = -1;
+  EXPECT_EQ(CheckDotShape(shape).code(), absl::StatusCode::kInvalidArgument);
+  shape.batch_dims[1].rhs_stride = 12;
+  shape.batch_dim_count = 5;
+  EXPECT_EQ(CheckDotShape(shape).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(RunDot(shape, lhs.data(), rhs.data(), out.data(), nullptr).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 // PlanDot's answer for the root of `text`.
 absl::Status PlanStatus(const std::string& text) {
   auto module = ParseHloModule(text);
@@ -552,18 +773,21 @@ TEST(EigenDotTest, PlanDotRejections) {
                            "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, "
                            "rhs_contracting_dims={1}"),
                  "result has no unit-stride dimension");
-  // Two batch dimensions stored in different orders.
-  ExpectRejected(DotModule("f32[2,3,4,5]{3,2,1,0}", "f32[2,3,5,6]{3,2,0,1}",
-                           "f32[2,3,4,6]{3,2,1,0}",
-                           "lhs_batch_dims={0,1}, rhs_batch_dims={0,1}, "
-                           "lhs_contracting_dims={3}, rhs_contracting_dims={2}"),
-                 "rhs batch dimensions do not collapse");
-  // Two batch dimensions with a free dimension between them.
-  ExpectRejected(DotModule("f32[2,4,3,5]{3,2,1,0}", "f32[2,3,5,6]{3,2,1,0}",
-                           "f32[2,3,4,6]{3,2,1,0}",
-                           "lhs_batch_dims={0,2}, rhs_batch_dims={0,1}, "
-                           "lhs_contracting_dims={3}, rhs_contracting_dims={2}"),
-                 "lhs batch dimensions do not collapse");
+  // Five batch dimensions that collapse nowhere (stored in opposite
+  // orders in lhs and rhs).
+  ExpectRejected(DotModule("f32[2,2,2,2,2,3,4]{6,5,4,3,2,1,0}",
+                           "f32[2,2,2,2,2,4,5]{6,5,0,1,2,3,4}",
+                           "f32[2,2,2,2,2,3,5]{6,5,4,3,2,1,0}",
+                           "lhs_batch_dims={0,1,2,3,4}, rhs_batch_dims={0,1,2,3,4}, "
+                           "lhs_contracting_dims={6}, rhs_contracting_dims={5}"),
+                 "batch dimensions do not collapse to 4 or fewer strided dimensions (5)");
+  // Free dimensions split by a batch dimension still do not collapse.
+  ExpectRejected(DotModule("f32[5,2,3,8]{3,2,1,0}", "f32[2,8,4]{2,1,0}",
+                           "f32[2,5,3,4]{3,2,1,0}",
+                           "lhs_batch_dims={1}, rhs_batch_dims={0}, "
+                           "lhs_contracting_dims={3}, rhs_contracting_dims={1}"),
+                 "lhs lhs-free dimensions do not collapse to one stride: dimensions 0,2 "
+                 "(sizes 5,3) have strides 48,8");
   // Contracting pairs stored in different orders on the two sides.
   ExpectRejected(DotModule("f32[5,6,7]{2,1,0}", "f32[7,6,3]{2,1,0}", "f32[5,3]{1,0}",
                            "lhs_contracting_dims={1,2}, rhs_contracting_dims={1,0}"),

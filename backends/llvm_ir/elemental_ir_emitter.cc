@@ -653,7 +653,8 @@ absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeElementGenerator(
     case HloOpcode::kPad:
     case HloOpcode::kConcatenate:
     case HloOpcode::kDynamicSlice:
-    case HloOpcode::kDynamicUpdateSlice: break;
+    case HloOpcode::kDynamicUpdateSlice:
+    case HloOpcode::kGather: break;
     default:
       if (!hlo->IsElementwise()) {
         return absl::UnimplementedError(absl::StrCat("%", hlo->name(), ": ",
@@ -664,7 +665,8 @@ absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeElementGenerator(
   const bool picks = hlo->opcode() == HloOpcode::kPad ||
                      hlo->opcode() == HloOpcode::kConcatenate ||
                      hlo->opcode() == HloOpcode::kDynamicSlice ||
-                     hlo->opcode() == HloOpcode::kDynamicUpdateSlice;
+                     hlo->opcode() == HloOpcode::kDynamicUpdateSlice ||
+                     hlo->opcode() == HloOpcode::kGather;
   if (!picks) TS_RETURN_IF_ERROR(CheckIndexing(*hlo));
   std::vector<ElementGenerator> operand_generators;
   for (const HloInstruction* operand : hlo->operands()) {

@@ -23,8 +23,8 @@
 // On top of the scalar ops, MakeElementGenerator builds the per-element
 // generator of an instruction from its operands' generators: elementwise
 // ops, broadcast, iota, reshape, transpose, slice, reverse, copy, and
-// (elemental_ir_emitter_indexing.cc) pad, concatenate, dynamic-slice and
-// dynamic-update-slice.
+// (elemental_ir_emitter_indexing.cc) pad, concatenate, dynamic-slice,
+// dynamic-update-slice and gather.
 #ifndef TESSERA_BACKENDS_LLVM_IR_ELEMENTAL_IR_EMITTER_H_
 #define TESSERA_BACKENDS_LLVM_IR_ELEMENTAL_IR_EMITTER_H_
 
@@ -51,8 +51,8 @@ absl::string_view MathFunctionName(MathFunction function);  // "exp", "atan2", .
 
 using GeneratorMap = absl::flat_hash_map<const HloInstruction*, ElementGenerator>;
 
-// The generator of a pad, concatenate, dynamic-slice or
-// dynamic-update-slice from its operands' generators: reads at clamped
+// The generator of a pad, concatenate, dynamic-slice, dynamic-update-slice
+// or gather from its operands' generators: reads at clamped
 // indices and selects, no branches (elemental_ir_emitter_indexing.cc).
 absl::StatusOr<ElementGenerator> MakeIndexingGenerator(const HloInstruction& hlo,
                                                        std::vector<ElementGenerator> operands,

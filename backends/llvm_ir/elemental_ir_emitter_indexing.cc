@@ -1,9 +1,11 @@
 // Element generators for the ops that pick each result element from one of
-// several places: pad, concatenate, dynamic-slice and dynamic-update-slice.
+// several places: pad, concatenate, dynamic-slice, dynamic-update-slice
+// and gather.
 // They never branch: every candidate is read at an index clamped into its
 // array (so no read leaves it) and a select keeps the right one, which the
 // loop vectorizer turns into masked vector code.
 #include <algorithm>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -65,6 +67,102 @@ absl::Status CheckStartOperands(const HloInstruction& hlo, int64_t first, int64_
     }
   }
   return absl::OkStatus();
+}
+
+bool Contains(const std::vector<int64_t>& list, int64_t value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+// gather, as XLA defines it (batching dimensions included): an output
+// index splits into batch dimensions (not in offset_dims), which pick an
+// index vector out of start_indices, and offset dimensions, positions in
+// the slice.  The slice's start comes from the index vector through
+// start_index_map (and from the batch position for operand_batching_dims)
+// and is clamped so that the slice fits in the operand.
+absl::StatusOr<ElementGenerator> MakeGatherGenerator(const HloInstruction& hlo,
+                                                     std::vector<ElementGenerator> operands,
+                                                     llvm::IRBuilder<>* b) {
+  if (hlo.operand_count() != 2 || !hlo.attrs().gather_dimension_numbers.has_value()) {
+    return Bad(hlo, "needs an operand, start indices and dimension numbers");
+  }
+  const GatherDimensionNumbers dn = hlo.gather_dimension_numbers();
+  const Shape operand_shape = hlo.operand(0)->shape();
+  const Shape indices_shape = hlo.operand(1)->shape();
+  const std::vector<int64_t> slice_sizes = hlo.attrs().gather_slice_sizes;
+  const int64_t rank = operand_shape.rank();
+  const int64_t out_rank = hlo.shape().rank();
+  const int64_t indices_rank = indices_shape.rank();
+  if (!IsIntegralType(indices_shape.element_type()) || dn.index_vector_dim < 0 ||
+      dn.index_vector_dim > indices_rank || static_cast<int64_t>(slice_sizes.size()) != rank) {
+    return Bad(hlo, "bad start indices or slice sizes");
+  }
+  const bool implicit = dn.index_vector_dim == indices_rank;
+  const int64_t vector_size = implicit ? 1 : indices_shape.dimensions(dn.index_vector_dim);
+  std::vector<int64_t> window_operand_dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!Contains(dn.collapsed_slice_dims, d) && !Contains(dn.operand_batching_dims, d)) {
+      window_operand_dims.push_back(d);
+    }
+  }
+  std::vector<int64_t> batch_out_dims;
+  for (int64_t d = 0; d < out_rank; ++d) {
+    if (!Contains(dn.offset_dims, d)) batch_out_dims.push_back(d);
+  }
+  bool ok = window_operand_dims.size() == dn.offset_dims.size() &&
+            static_cast<int64_t>(dn.start_index_map.size()) == vector_size &&
+            static_cast<int64_t>(batch_out_dims.size()) == indices_rank - (implicit ? 0 : 1) &&
+            dn.operand_batching_dims.size() == dn.start_indices_batching_dims.size();
+  for (int64_t d : dn.start_index_map) ok = ok && d >= 0 && d < rank;
+  for (int64_t d : dn.operand_batching_dims) ok = ok && d >= 0 && d < rank;
+  for (int64_t d : dn.start_indices_batching_dims) {
+    ok = ok && d >= 0 && d < indices_rank && d != dn.index_vector_dim;
+  }
+  for (int64_t d = 0; ok && d < rank; ++d) {
+    ok = slice_sizes[d] >= 0 && slice_sizes[d] <= operand_shape.dimensions(d);
+  }
+  if (!ok) return Bad(hlo, "dimension numbers do not fit the shapes");
+  const PrimitiveType index_type = indices_shape.element_type();
+  return ElementGenerator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+    // The indices' multi-index for component k of the index vector.
+    auto indices_index = [&](int64_t k) {
+      std::vector<llvm::Value*> multi(indices_rank);
+      size_t next = 0;
+      for (int64_t d = 0; d < indices_rank; ++d) {
+        multi[d] = d == dn.index_vector_dim ? index.Constant(k) : index[batch_out_dims[next++]];
+      }
+      return IrIndex(multi, indices_shape, index.index_type());
+    };
+    std::vector<llvm::Value*> start(rank, index.Constant(0));
+    for (int64_t k = 0; k < vector_size; ++k) {
+      TS_ASSIGN_OR_RETURN(llvm::Value * component, operands[1](indices_index(k)));
+      llvm::Value* wide = IsUnsignedIntegralType(index_type)
+                              ? b->CreateZExtOrTrunc(component, index.index_type())
+                              : b->CreateSExtOrTrunc(component, index.index_type());
+      if (index_type == U64) {
+        // Beyond INT64_MAX: as far as it goes (the clamp below).
+        wide = b->CreateSelect(b->CreateICmpSLT(wide, index.Constant(0)),
+                               index.Constant(std::numeric_limits<int64_t>::max()), wide);
+      }
+      start[dn.start_index_map[k]] = wide;
+    }
+    for (size_t i = 0; i < dn.operand_batching_dims.size(); ++i) {
+      // The batch coordinate of indices dimension start_indices_batching_dims[i].
+      const int64_t dim = dn.start_indices_batching_dims[i];
+      const int64_t position = implicit || dim < dn.index_vector_dim ? dim : dim - 1;
+      start[dn.operand_batching_dims[i]] = index[batch_out_dims[position]];
+    }
+    std::vector<llvm::Value*> source(rank);
+    size_t w = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      llvm::Value* position =
+          Clamp(start[d], 0, operand_shape.dimensions(d) - slice_sizes[d], index, b);
+      if (w < window_operand_dims.size() && window_operand_dims[w] == d) {
+        position = b->CreateAdd(position, index[dn.offset_dims[w++]]);
+      }
+      source[d] = position;
+    }
+    return operands[0](IrIndex(source, operand_shape, index.index_type()));
+  });
 }
 
 }  // namespace
@@ -217,6 +315,8 @@ absl::StatusOr<ElementGenerator> MakeIndexingGenerator(const HloInstruction& hlo
         return b->CreateSelect(inside, update, base);
       });
     }
+    case HloOpcode::kGather:
+      return MakeGatherGenerator(hlo, std::move(operands), b);
     default:
       return absl::InternalError(absl::StrCat("%", hlo.name(), " is no indexing op"));
   }

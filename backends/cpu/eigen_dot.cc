@@ -109,7 +109,7 @@ Offsets BatchOffsets(const Gemm& g, int64_t i) {
     i /= g.sizes[d];
     o.a += index * g.a_strides[d];
     o.b += index * g.b_strides[d];
-    o.c += index * g.c_strides[g.nd - 1 - d];
+    o.c += index * g.c_strides[d];
   }
   return o;
 }

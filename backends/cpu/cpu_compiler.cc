@@ -74,6 +74,7 @@ class CpuExecutableBuilder {
   // A kLoop fusion with a tuple root: one kernel per output, run in turn.
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryMultiOutputKernel(const HloInstruction* fusion);
   // An unfused dot through RunDot (PlanDot decides).
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryScatter(const HloInstruction* scatter);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryDot(const HloInstruction* dot);
   // A kOutput fusion of a dot (over two of the fusion's parameters) and an
   // elementwise epilogue: RunDot into the fusion's result, then the
@@ -378,6 +379,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
     return absl::UnimplementedError("the result is not an array");
   }
   if (instruction->opcode() == HloOpcode::kDot) return TryDot(instruction);
+  if (instruction->opcode() == HloOpcode::kScatter) return TryScatter(instruction);
   if (instruction->opcode() == HloOpcode::kConvolution) {
     if (!options_.native_dots) return absl::UnimplementedError("native dots are off");
     TS_ASSIGN_OR_RETURN(ConvPlan plan, PlanConvolution(*instruction));
@@ -441,6 +443,31 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
   const int64_t partitions = WorkPartitions(instruction->shape(), instruction);
   return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
       instruction->name(), std::move(kernel), std::move(operands), result, partitions));
+}
+
+absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryScatter(
+    const HloInstruction* scatter) {
+  std::vector<BufferSlice> operands;
+  for (const HloInstruction* operand : scatter->operands()) {
+    if (!operand->shape().IsArray()) return absl::UnimplementedError("a non-array operand");
+    TS_ASSIGN_OR_RETURN(BufferSlice slice, executable_.assignment_->GetSlice(operand, {}));
+    operands.push_back(slice);
+  }
+  TS_ASSIGN_OR_RETURN(BufferSlice result, executable_.assignment_->GetSlice(scatter, {}));
+  // In place over the operand (buffer assignment's rule for scatter), or
+  // apart from every operand.
+  for (size_t k = 0; k < operands.size(); ++k) {
+    if (!operands[k].Overlaps(result)) continue;
+    if (k != 0 || !(operands[k] == result)) {
+      return absl::UnimplementedError(
+          absl::StrCat("the scatter's result overlaps operand ", k));
+    }
+  }
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
+                      executable_.kernel_compiler_->CompileScatter(
+                          *scatter, KernelOptions(operands, result)));
+  return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
+      scatter->name(), std::move(kernel), std::move(operands), result, /*partitions=*/1));
 }
 
 absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryDot(

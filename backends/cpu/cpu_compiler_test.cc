@@ -586,6 +586,55 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
 }
 
+// Scatter: an embedding gradient (scatter-add of rows, repeated and
+// out-of-range indices), a non-commutative update (last write wins: the
+// evaluator's order), batching dimensions, and an in-place update of a
+// loop-carried buffer; bit for bit with the evaluator.
+TEST(CpuCompilerTest, ScattersRunNatively) {
+  const std::string text = R"(
+HloModule scatters
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+second {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] subtract(b, a)
+}
+ENTRY main {
+  table = f32[20,8] parameter(0)
+  ids = s32[11] parameter(1)
+  grads = f32[11,8] parameter(2)
+  zero = f32[] constant(0)
+  zb = f32[20,8] broadcast(zero), dimensions={}
+  acc = f32[20,8] scatter(zb, ids, grads), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  moved = f32[20,8] add(table, acc)
+  base = s32[6,5] parameter(3)
+  where = s32[4,2] parameter(4)
+  vals = s32[4] parameter(5)
+  put = s32[6,5] scatter(base, where, vals), update_window_dims={}, inserted_window_dims={0,1}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=second
+  batched = f32[3,7,2] parameter(6)
+  rows = s32[3,4] parameter(7)
+  bup = f32[3,4,2] parameter(8)
+  bres = f32[3,7,2] scatter(batched, rows, bup), update_window_dims={2}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0}, index_vector_dim=2, to_apply=add
+  ROOT t = (f32[20,8], s32[6,5], f32[3,7,2]) tuple(moved, put, bres)
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> arguments = RandomArguments(**module, 9);
+  arguments[1] = Literal::CreateR1<int32_t>({3, 3, 0, 19, 20, -1, 7, 3, 12, 19, 5});
+  arguments[4] = Literal::CreateFromVector<int32_t>({4, 2}, {1, 1, 5, 4, 1, 1, 6, 0});
+  std::vector<int32_t> rows(12);
+  for (int i = 0; i < 12; ++i) rows[i] = (i * 3) % 9 - 1;  // -1..7: some skipped
+  arguments[7] = Literal::CreateFromVector<int32_t>({3, 4}, rows);
+  Counts counts;
+  CheckModule(text, std::move(arguments), &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
 TEST(CpuCompilerTest, DotWithEpilogueRunsNatively) {
   Counts counts;
   CheckModule(R"(

@@ -1,5 +1,6 @@
 // Partitioned elementwise kernels; see loop_kernel.h.
 #include "backends/cpu/loop_kernel.h"
+#include "backends/cpu/loop_kernel_internal.h"
 
 #include <algorithm>
 #include <functional>
@@ -23,6 +24,13 @@
 
 namespace tessera {
 namespace cpu {
+
+struct LoopKernelCompiler::Pending {
+  llvm_ir::ModuleWithContext module;
+  std::string name;
+  std::shared_ptr<LoopKernel::Function*> function;
+};
+
 namespace {
 
 using llvm_ir::IrArray;
@@ -103,7 +111,8 @@ llvm::Constant* ReducerIdentity(const HloComputation& reducer, PrimitiveType typ
   }
 }
 
-// Emits the reducer on two scalars (`accumulator` first) at b's position.
+}  // namespace
+
 absl::StatusOr<llvm::Value*> EmitReducer(const HloComputation& reducer, llvm::Value* accumulator,
                                          llvm::Value* x, llvm_ir::ElementalIrEmitter* emitter,
                                          llvm::IRBuilder<>* b) {
@@ -123,6 +132,25 @@ absl::StatusOr<llvm::Value*> EmitReducer(const HloComputation& reducer, llvm::Va
   }
   return scalar.at(reducer.root_instruction())(IrIndex(index_type));
 }
+
+std::unique_ptr<llvm_ir::ElementalIrEmitter> MakeEmitter(bool polynomial_math,
+                                                         llvm::Module* module,
+                                                         llvm::IRBuilder<>* b) {
+  if (polynomial_math) return std::make_unique<llvm_ir::PolynomialMathEmitter>(module, b);
+  return std::make_unique<llvm_ir::ElementalIrEmitter>(module, b);
+}
+
+void LoopKernelCompiler::AddPending(llvm_ir::ModuleWithContext&& module, std::string name,
+                                    LoopKernel* kernel) {
+  auto pending = std::make_shared<Pending>();
+  pending->module = std::move(module);
+  pending->name = std::move(name);
+  pending->function = kernel->function_;
+  pending_.push_back(std::move(pending));
+  kernel->jit_ = jit_;
+}
+
+namespace {
 
 // The number of lanes a vectorized reduction of `type` folds into: 128
 // bytes of accumulators (two AVX-512 registers, or four AVX2 ones), so the
@@ -531,12 +559,6 @@ std::optional<RowPlan> PlanRowKernel(const HloComputation& computation, const Sh
 
 }  // namespace
 
-struct LoopKernelCompiler::Pending {
-  llvm_ir::ModuleWithContext module;
-  std::string name;
-  std::shared_ptr<LoopKernel::Function*> function;
-};
-
 absl::StatusOr<std::unique_ptr<LoopKernelCompiler>> LoopKernelCompiler::Create(
     const llvm_ir::JitOptions& options) {
   TS_ASSIGN_OR_RETURN(std::unique_ptr<llvm_ir::LlvmJit> jit, llvm_ir::LlvmJit::Create(options));
@@ -589,12 +611,8 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   llvm::Value* end = body->getArg(buffer_count + 1);
   b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", body));
 
-  std::unique_ptr<llvm_ir::ElementalIrEmitter> emitter;
-  if (options.polynomial_math) {
-    emitter = std::make_unique<llvm_ir::PolynomialMathEmitter>(module.module.get(), &b);
-  } else {
-    emitter = std::make_unique<llvm_ir::ElementalIrEmitter>(module.module.get(), &b);
-  }
+  std::unique_ptr<llvm_ir::ElementalIrEmitter> emitter =
+      MakeEmitter(options.polynomial_math, module.module.get(), &b);
   Shape shape = root->shape();
   if (!shape.has_layout()) shape.set_layout(Layout::Descending(shape.rank()));
   const std::optional<RowPlan> row_plan = PlanRowKernel(computation, shape);
@@ -777,12 +795,7 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   b.CreateCall(body, call_arguments);
   b.CreateRetVoid();
 
-  auto pending = std::make_shared<Pending>();
-  pending->module = std::move(module);
-  pending->name = name;
-  pending->function = kernel->function_;
-  pending_.push_back(std::move(pending));
-  kernel->jit_ = jit_;
+  AddPending(std::move(module), name, kernel.get());
   return kernel;
 }
 

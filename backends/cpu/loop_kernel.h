@@ -41,8 +41,13 @@
 #include "absl/status/statusor.h"
 #include "backends/llvm_ir/llvm_jit.h"
 #include "hlo/ir/hlo_computation.h"
+#include "hlo/ir/hlo_instruction.h"
 
 namespace tessera {
+namespace llvm_ir {
+struct ModuleWithContext;  // llvm_jit_internal.h
+}  // namespace llvm_ir
+
 namespace cpu {
 
 struct LoopKernelOptions {
@@ -99,6 +104,16 @@ class LoopKernelCompiler {
   // sets their functions.  Errors are internal (an emitter bug).
   absl::Status Finalize();
 
+  // A kernel for an unfused one-operand `scatter` (scatter_kernel.cc),
+  // buffers [operand, indices, updates, result], work size 1: copies the
+  // operand into the result unless `options.same_as_result[0]` says it is
+  // already there, then applies the updates serially in the evaluator's
+  // order (row-major scatter indices, then window), skipping windows that
+  // do not fit, through the update computation.  Unimplemented for
+  // variadic scatters and non-scalar-elementwise update computations.
+  absl::StatusOr<std::unique_ptr<LoopKernel>> CompileScatter(const HloInstruction& scatter,
+                                                             const LoopKernelOptions& options);
+
   llvm_ir::JitStats jit_stats() const { return jit_->stats(); }
 
  private:
@@ -106,6 +121,8 @@ class LoopKernelCompiler {
   std::shared_ptr<llvm_ir::LlvmJit> jit_;
   int64_t next_kernel_ = 0;
   struct Pending;
+  // Queues `module` for Finalize, which sets `kernel`'s function `name`.
+  void AddPending(llvm_ir::ModuleWithContext&& module, std::string name, LoopKernel* kernel);
   std::vector<std::shared_ptr<Pending>> pending_;
 };
 

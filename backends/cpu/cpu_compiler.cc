@@ -573,6 +573,31 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
     if (outputs[i]->shape() == dot->shape()) holder = static_cast<int64_t>(i);
   }
   if (holder < 0) return absl::UnimplementedError("no output has the dot's shape");
+  // One output of a row-major matrix GEMM: its epilogue runs per row panel
+  // inside the GEMM (DotThunk), each panel while it is in cache.
+  const Shape& result_shape = outputs[0]->shape();
+  const bool row_major_matrix =
+      result_shape.rank() == 2 &&
+      (!result_shape.has_layout() || result_shape.layout().minor_to_major == std::vector<int64_t>{1, 0});
+  if (outputs.size() == 1 && outputs[0] != dot && shape.batch == 1 && !shape.out_transposed &&
+      (shape.type == F32 || shape.type == F64 || shape.type == S32) &&
+      shape.type == shape.output_type && row_major_matrix &&
+      result_shape.dimensions(0) == shape.m && result_shape.dimensions(1) == shape.n) {
+    std::unique_ptr<HloComputation> epilogue = WithParameterFor(fused, dot, outputs[0]);
+    if (!ElementwiseOnlyUse(epilogue->parameter_instruction(fused.num_parameters()))) {
+      return absl::UnimplementedError("the epilogue reads the dot other than elementwise");
+    }
+    std::vector<BufferSlice> kernel_operands = operands;
+    kernel_operands.push_back(results[0]);
+    TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
+                        executable_.kernel_compiler_->Compile(
+                            *epilogue, KernelOptions(kernel_operands, results[0])));
+    std::vector<BufferSlice> kernel_buffers = kernel_operands;
+    kernel_buffers.push_back(results[0]);
+    return std::unique_ptr<CpuThunk>(std::make_unique<DotThunk>(
+        fusion->name(), shape, operands[lhs_number], operands[rhs_number], results[0],
+        std::move(kernel), std::move(kernel_buffers)));
+  }
   std::vector<std::unique_ptr<CpuThunk>> steps;
   steps.push_back(std::make_unique<DotThunk>(absl::StrCat(fusion->name(), ".dot"), shape,
                                              operands[lhs_number], operands[rhs_number],

@@ -219,25 +219,53 @@ std::string KernelThunk::ToString() const {
 // ---------------------------------------------------------------------------
 // DotThunk
 
+std::vector<BufferSlice> DotThunk::Slices() const {
+  std::vector<BufferSlice> slices = {lhs_, rhs_, out_};
+  slices.insert(slices.end(), epilogue_buffers_.begin(), epilogue_buffers_.end());
+  return slices;
+}
+
+namespace {
+
+// RunDot with the epilogue kernel (if any) over `buffers`: lhs, rhs, out,
+// then the kernel's buffers.
+absl::Status RunDotWithEpilogue(const DotShape& shape, LoopKernel::Function* epilogue,
+                                absl::Span<void* const> buffers, runtime::ThreadPool* pool) {
+  if (epilogue == nullptr) return RunDot(shape, buffers[0], buffers[1], buffers[2], pool);
+  void* const* kernel_buffers = buffers.data() + 3;
+  const RowEpilogue rows = [epilogue, kernel_buffers](int64_t begin, int64_t end) {
+    epilogue(const_cast<void**>(kernel_buffers), begin, end);
+  };
+  return RunDot(shape, buffers[0], buffers[1], buffers[2], pool, nullptr, &rows);
+}
+
+}  // namespace
+
 absl::Status DotThunk::Execute(const Arena& arena) const {
-  return RunDot(shape_, arena.Address(lhs_), arena.Address(rhs_), arena.Address(out_),
-                &runtime::ThreadPool::Default());
+  std::vector<void*> buffers;
+  for (const BufferSlice& slice : Slices()) buffers.push_back(arena.Address(slice));
+  return RunDotWithEpilogue(shape_, epilogue_ ? epilogue_->function() : nullptr, buffers,
+                            &runtime::ThreadPool::Default());
 }
 
 std::string DotThunk::ToString() const {
   return absl::StrCat("dot ", name(), " ", shape_.ToString(), " (", SliceString(lhs_), ", ",
-                      SliceString(rhs_), ") -> ", SliceString(out_));
+                      SliceString(rhs_), ") -> ", SliceString(out_),
+                      epilogue_ ? " with its epilogue per row panel" : "");
 }
 
 std::unique_ptr<runtime::Thunk> DotThunk::Lower() const {
   const DotShape shape = shape_;
+  LoopKernel::Function* epilogue = epilogue_ ? epilogue_->function() : nullptr;
+  std::vector<runtime::BufferSlice> slices;
+  for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
   return std::make_unique<runtime::HostCallThunk>(
-      name(), std::vector<runtime::BufferSlice>{ToRuntime(lhs_), ToRuntime(rhs_), ToRuntime(out_)},
-      [shape](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
+      name(), std::move(slices),
+      [shape, epilogue](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
         runtime::ThreadPool* pool = params.thread_pool != nullptr
                                         ? params.thread_pool
                                         : &runtime::ThreadPool::Default();
-        return RunDot(shape, buffers[0], buffers[1], buffers[2], pool);
+        return RunDotWithEpilogue(shape, epilogue, buffers, pool);
       });
 }
 

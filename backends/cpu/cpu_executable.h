@@ -143,19 +143,31 @@ class KernelThunk : public CpuThunk {
 // says, split over the thread pool (the runtime's; the default pool when
 // run on an Arena).  `out` overlaps neither operand.  Scratch (16-bit
 // types only) is allocated by RunDot per call.
+//
+// With an epilogue kernel (a kOutput fusion's elementwise tail, reading the
+// dot from `out` and writing `out` in place), each panel of result rows
+// goes through the epilogue as soon as the GEMM finishes it, on the same
+// thread, while it is in cache (RunDot's RowEpilogue): no second pass over
+// the result.  The kernel's partitions must be the result's rows.
 class DotThunk : public CpuThunk {
  public:
   DotThunk(std::string name, DotShape shape, BufferSlice lhs, BufferSlice rhs, BufferSlice out)
       : CpuThunk(std::move(name)), shape_(shape), lhs_(lhs), rhs_(rhs), out_(out) {}
+  DotThunk(std::string name, DotShape shape, BufferSlice lhs, BufferSlice rhs, BufferSlice out,
+           std::unique_ptr<LoopKernel> epilogue, std::vector<BufferSlice> epilogue_buffers)
+      : CpuThunk(std::move(name)), shape_(shape), lhs_(lhs), rhs_(rhs), out_(out),
+        epilogue_(std::move(epilogue)), epilogue_buffers_(std::move(epilogue_buffers)) {}
   absl::Status Execute(const Arena& arena) const override;
   bool native() const override { return true; }
   std::string ToString() const override;
   std::unique_ptr<runtime::Thunk> Lower() const override;
-  std::vector<BufferSlice> Slices() const override { return {lhs_, rhs_, out_}; }
+  std::vector<BufferSlice> Slices() const override;
 
  private:
   DotShape shape_;
   BufferSlice lhs_, rhs_, out_;
+  std::unique_ptr<LoopKernel> epilogue_;     // null: a plain dot
+  std::vector<BufferSlice> epilogue_buffers_;  // its parameters, then its result
 };
 
 // Thunks run in turn as one (the kernels of one multi-output fusion).

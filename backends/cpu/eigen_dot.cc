@@ -147,19 +147,23 @@ void GemmBlock(const Gemm& g, const T* a, const T* b, T* c, int64_t r0, int64_t 
 // its longer side) as well.  The split depends on the sizes only, not on
 // the strides.
 template <typename T>
-void BatchedGemm(const Gemm& g, const T* a, const T* b, T* c, runtime::ThreadPool* pool) {
+void BatchedGemm(const Gemm& g, const T* a, const T* b, T* c, runtime::ThreadPool* pool,
+                 const RowEpilogue* epilogue = nullptr) {
   const int64_t batch = g.batch, m = g.m, n = g.n;
   int threads = pool == nullptr ? 1 : pool->parallelism();
   if (batch * m * n * g.k < kMinParallelMacs) threads = 1;
+  // Per-panel epilogues need row panels of one matrix.
+  const bool row_epilogue = epilogue != nullptr && batch == 1 && m >= threads;
   if (threads == 1) {
     for (int64_t i = 0; i < batch; ++i) {
       const Offsets o = BatchOffsets(g, i);
       GemmBlock<T>(g, a + o.a, b + o.b, c + o.c, 0, m, 0, n);
     }
+    if (epilogue != nullptr) (*epilogue)(0, m);
     return;
   }
   int64_t panels = batch % threads == 0 ? 1 : threads;
-  const bool split_rows = m >= n;
+  const bool split_rows = m >= n || row_epilogue;
   const int64_t extent = split_rows ? m : n;
   const int64_t panel = std::max<int64_t>(
       1, std::min(extent, RoundUp((extent + panels - 1) / panels, kPanelGranule)));
@@ -172,8 +176,10 @@ void BatchedGemm(const Gemm& g, const T* a, const T* b, T* c, runtime::ThreadPoo
       GemmBlock<T>(g, a + o.a, b + o.b, c + o.c,
                    split_rows ? lo : 0, split_rows ? hi : m, split_rows ? 0 : lo,
                    split_rows ? n : hi);
+      if (row_epilogue) (*epilogue)(lo, hi);
     }
   });
+  if (epilogue != nullptr && !row_epilogue) (*epilogue)(0, m);
 }
 
 // Which of a Gemm's arrays a batch offset is for.
@@ -320,10 +326,23 @@ int64_t DotScratchBytes(const DotShape& shape) {
 }
 
 absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, void* out,
-                    runtime::ThreadPool* pool, void* scratch) {
+                    runtime::ThreadPool* pool, void* scratch, const RowEpilogue* epilogue) {
   if (absl::Status status = CheckDotShape(shape); !status.ok()) return status;
   const int64_t out_count = shape.batch * shape.m * shape.n;
-  if (out_count == 0) return absl::OkStatus();
+  // Per panel only where the product's rows are the result's rows.
+  const RowEpilogue* panel_epilogue =
+      epilogue != nullptr && shape.batch == 1 && !shape.out_transposed ? epilogue : nullptr;
+  if (out_count == 0 || epilogue != panel_epilogue) {
+    absl::Status status =
+        out_count == 0 ? absl::OkStatus() : RunDot(shape, lhs, rhs, out, pool, scratch);
+    if (status.ok() && epilogue != nullptr) (*epilogue)(0, shape.m);
+    return status;
+  }
+  if (epilogue != nullptr && shape.type != F32 && shape.type != F64 && shape.type != S32) {
+    absl::Status status = RunDot(shape, lhs, rhs, out, pool, scratch);
+    if (status.ok() && epilogue != nullptr) (*epilogue)(0, shape.m);
+    return status;
+  }
   Gemm g;
   g.batch = shape.batch;
   g.m = shape.m;
@@ -366,15 +385,15 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
   switch (shape.type) {
     case F32:
       BatchedGemm<float>(g, static_cast<const float*>(a), static_cast<const float*>(b),
-                         static_cast<float*>(out), pool);
+                         static_cast<float*>(out), pool, panel_epilogue);
       return absl::OkStatus();
     case F64:
       BatchedGemm<double>(g, static_cast<const double*>(a), static_cast<const double*>(b),
-                          static_cast<double*>(out), pool);
+                          static_cast<double*>(out), pool, panel_epilogue);
       return absl::OkStatus();
     case S32:
       BatchedGemm<uint32_t>(g, static_cast<const uint32_t*>(a), static_cast<const uint32_t*>(b),
-                            static_cast<uint32_t*>(out), pool);
+                            static_cast<uint32_t*>(out), pool, panel_epilogue);
       return absl::OkStatus();
     case F16:
     case BF16: {

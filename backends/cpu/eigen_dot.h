@@ -29,6 +29,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -127,8 +128,17 @@ int64_t DotScratchBytes(const DotShape& shape);
 // the calling thread).  `scratch`, when not null, must hold
 // DotScratchBytes(shape) bytes, 64-byte aligned is best; when null and
 // scratch is needed, RunDot allocates it.  `out` must not overlap lhs/rhs.
+//
+// `epilogue`, when set, is called with disjoint ranges [row_begin,
+// row_end) of the result's m rows that together cover all of them, each
+// once the product's rows there are final -- on the thread that computed
+// them, while they are still in its cache, for dense single-matrix
+// (batch 1) F32/F64/S32 products with a row-major (not transposed)
+// result; otherwise once with [0, m) after the whole product.
+using RowEpilogue = std::function<void(int64_t row_begin, int64_t row_end)>;
 absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, void* out,
-                    runtime::ThreadPool* pool, void* scratch = nullptr);
+                    runtime::ThreadPool* pool, void* scratch = nullptr,
+                    const RowEpilogue* epilogue = nullptr);
 
 // The DotShape of an HLO `dot`, whose operand and result buffers are laid
 // out as their shapes' layouts say (row-major when a shape has none).

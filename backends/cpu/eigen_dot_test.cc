@@ -4,6 +4,9 @@
 // sum_p |lhs_ip| |rhs_pj| (the evaluator's result on |lhs|, |rhs|).
 #include "backends/cpu/eigen_dot.h"
 
+#include <atomic>
+#include <tuple>
+#include <utility>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -814,6 +817,54 @@ TEST(EigenDotTest, PlanDotRejections) {
                        "f32[2] add(a, a)\n}\n")
                 .code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// RunDot's RowEpilogue: disjoint row ranges covering [0, m) once, each
+// called when its rows are final (they equal the product computed without
+// an epilogue), on 1, 2 and 3 threads; once with [0, m) for a transposed
+// result.
+TEST(EigenDotTest, RowEpilogueSeesEachFinishedRowOnce) {
+  for (int threads : {1, 2, 3}) {
+    runtime::ThreadPool pool(threads);
+    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{300, 200, 150},
+                           {40, 500, 100}, {7, 5, 3}, {129, 129, 129}}) {
+      SCOPED_TRACE(absl::StrCat(threads, " threads, ", m, "x", n, "x", k));
+      DotShape shape;
+      shape.m = m;
+      shape.n = n;
+      shape.k = k;
+      std::vector<float> a(m * k), b(k * n), expected(m * n), out(m * n, -1.0f);
+      for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>((i * 7) % 13) - 6.0f;
+      for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>((i * 5) % 11) - 5.0f;
+      ASSERT_TRUE(RunDot(shape, a.data(), b.data(), expected.data(), &pool).ok());
+      std::vector<std::atomic<int>> seen(m);
+      std::atomic<int> wrong{0};
+      const RowEpilogue epilogue = [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+          seen[r].fetch_add(1);
+          for (int64_t c = 0; c < n; ++c) {
+            if (out[r * n + c] != expected[r * n + c]) wrong.fetch_add(1);
+          }
+        }
+      };
+      ASSERT_TRUE(RunDot(shape, a.data(), b.data(), out.data(), &pool, nullptr, &epilogue).ok());
+      EXPECT_EQ(wrong.load(), 0);
+      for (int64_t r = 0; r < m; ++r) ASSERT_EQ(seen[r].load(), 1) << "row " << r;
+    }
+  }
+  DotShape transposed;
+  transposed.m = 64;
+  transposed.n = 48;
+  transposed.k = 32;
+  transposed.out_transposed = true;
+  std::vector<float> a(64 * 32, 1.0f), b(32 * 48, 1.0f), out(64 * 48);
+  std::vector<std::pair<int64_t, int64_t>> calls;
+  const RowEpilogue record = [&](int64_t begin, int64_t end) { calls.push_back({begin, end}); };
+  runtime::ThreadPool pool(2);
+  ASSERT_TRUE(RunDot(transposed, a.data(), b.data(), out.data(), &pool, nullptr, &record).ok());
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0], std::make_pair(int64_t{0}, int64_t{64}));
+  EXPECT_EQ(out[5], 32.0f);
 }
 
 }  // namespace

@@ -75,6 +75,7 @@ class CpuExecutableBuilder {
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryMultiOutputKernel(const HloInstruction* fusion);
   // An unfused dot through RunDot (PlanDot decides).
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryScatter(const HloInstruction* scatter);
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryVariadicReduce(const HloInstruction* reduce);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryDot(const HloInstruction* dot);
   // A kOutput fusion of a dot (over two of the fusion's parameters) and an
   // elementwise epilogue: RunDot into the fusion's result, then the
@@ -373,6 +374,9 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
       instruction->shape().IsTuple()) {
     return TryMultiOutputKernel(instruction);
   }
+  if (instruction->opcode() == HloOpcode::kReduce && instruction->shape().IsTuple()) {
+    return TryVariadicReduce(instruction);
+  }
   const bool output_fusion = instruction->opcode() == HloOpcode::kFusion &&
                              instruction->fusion_kind() == FusionKind::kOutput;
   if (!instruction->shape().IsArray() && !output_fusion) {
@@ -443,6 +447,36 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
   const int64_t partitions = WorkPartitions(instruction->shape(), instruction);
   return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
       instruction->name(), std::move(kernel), std::move(operands), result, partitions));
+}
+
+absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryVariadicReduce(
+    const HloInstruction* reduce) {
+  std::vector<BufferSlice> buffers;
+  for (const HloInstruction* operand : reduce->operands()) {
+    if (!operand->shape().IsArray()) return absl::UnimplementedError("a non-array operand");
+    TS_ASSIGN_OR_RETURN(BufferSlice slice, executable_.assignment_->GetSlice(operand, {}));
+    buffers.push_back(slice);
+  }
+  const int64_t inputs = static_cast<int64_t>(buffers.size());
+  for (int64_t i = 0; i < reduce->shape().tuple_size(); ++i) {
+    TS_ASSIGN_OR_RETURN(BufferSlice slice, executable_.assignment_->GetSlice(reduce, {i}));
+    for (const BufferSlice& other : buffers) {
+      if (other.Overlaps(slice)) {
+        return absl::UnimplementedError("a result overlaps an operand or another result");
+      }
+    }
+    buffers.push_back(slice);
+  }
+  if (static_cast<int64_t>(buffers.size()) == inputs) return absl::UnimplementedError("no results");
+  // The kernel's buffers in order: the last result goes in the result slot.
+  BufferSlice last = buffers.back();
+  buffers.pop_back();
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
+                      executable_.kernel_compiler_->CompileVariadicReduce(
+                          *reduce, KernelOptions(buffers, last)));
+  return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
+      reduce->name(), std::move(kernel), std::move(buffers), last,
+      WorkPartitions(reduce->shape().tuple_shapes(0), reduce)));
 }
 
 absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryScatter(

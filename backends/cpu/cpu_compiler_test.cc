@@ -635,6 +635,85 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
 }
 
+// Variadic reduces: argmax over rows and argmin over columns with JAX's
+// NaN-aware reducers (first index on ties), a sum with a count, and a
+// scalar result; bit for bit with the evaluator.
+TEST(CpuCompilerTest, VariadicReducesRunNatively) {
+  const std::string text = R"(
+HloModule variadic
+argmax {
+  a = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(a, b), direction=GT
+  isnan = pred[] compare(a, a), direction=NE
+  keep = pred[] or(gt, isnan)
+  eq = pred[] compare(a, b), direction=EQ
+  first = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, first)
+  take = pred[] or(keep, tie)
+  v = f32[] select(take, a, b)
+  i = s32[] select(take, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+argmin {
+  a = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  lt = pred[] compare(a, b), direction=LT
+  isnan = pred[] compare(a, a), direction=NE
+  keep = pred[] or(lt, isnan)
+  eq = pred[] compare(a, b), direction=EQ
+  first = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, first)
+  take = pred[] or(keep, tie)
+  v = f32[] select(take, a, b)
+  i = s32[] select(take, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+sumcount {
+  a = f32[] parameter(0)
+  n = s32[] parameter(1)
+  b = f32[] parameter(2)
+  m = s32[] parameter(3)
+  s = f32[] add(a, b)
+  c = s32[] add(n, m)
+  ROOT t = (f32[], s32[]) tuple(s, c)
+}
+ENTRY main {
+  x = f32[37,53] parameter(0)
+  cols = s32[37,53] iota(), iota_dimension=1
+  rows = s32[37,53] iota(), iota_dimension=0
+  ninf = f32[] constant(-inf)
+  pinf = f32[] constant(inf)
+  zero = s32[] constant(0)
+  fzero = f32[] constant(0)
+  one = s32[] constant(1)
+  ones = s32[37,53] broadcast(one), dimensions={}
+  amax = (f32[37], s32[37]) reduce(x, cols, ninf, zero), dimensions={1}, to_apply=argmax
+  amin = (f32[53], s32[53]) reduce(x, rows, pinf, zero), dimensions={0}, to_apply=argmin
+  all = (f32[], s32[]) reduce(x, ones, fzero, zero), dimensions={0,1}, to_apply=sumcount
+  v0 = f32[37] get-tuple-element(amax), index=0
+  i0 = s32[37] get-tuple-element(amax), index=1
+  i1 = s32[53] get-tuple-element(amin), index=1
+  s = f32[] get-tuple-element(all), index=0
+  c = s32[] get-tuple-element(all), index=1
+  ROOT t = (f32[37], s32[37], s32[53], f32[], s32[]) tuple(v0, i0, i1, s, c)
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> arguments = RandomArguments(**module, 4);
+  // Ties and NaNs.
+  for (int i = 0; i < 37 * 53; i += 17) arguments[0].data<float>()[i] = 0.5f;
+  arguments[0].data<float>()[100] = std::nanf("");
+  Counts counts;
+  CheckModule(text, std::move(arguments), &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
 TEST(CpuCompilerTest, DotWithEpilogueRunsNatively) {
   Counts counts;
   CheckModule(R"(

@@ -114,6 +114,13 @@ class LoopKernelCompiler {
   absl::StatusOr<std::unique_ptr<LoopKernel>> CompileScatter(const HloInstruction& scatter,
                                                              const LoopKernelOptions& options);
 
+  // A kernel for an unfused variadic `reduce` (variadic_reduce_kernel.cc):
+  // buffers [inputs..., inits..., results...], partitioned over the
+  // results' major-most dimension; each result element folds its inputs
+  // serially in the evaluator's order through the tuple-returning reducer.
+  absl::StatusOr<std::unique_ptr<LoopKernel>> CompileVariadicReduce(
+      const HloInstruction& reduce, const LoopKernelOptions& options);
+
   llvm_ir::JitStats jit_stats() const { return jit_->stats(); }
 
  private:

@@ -1,0 +1,199 @@
+// Variadic reduce kernels (LoopKernelCompiler::CompileVariadicReduce; see
+// loop_kernel.h): N inputs folded together into N results (argmax,
+// argmin, sum with count, ...) through a reducer taking N accumulators
+// then N elements and returning a tuple of N, in the evaluator's order.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/loop_kernel.h"
+#include "backends/cpu/loop_kernel_internal.h"
+#include "backends/llvm_ir/kernel_support.h"
+#include "backends/llvm_ir/llvm_jit_internal.h"
+#include "backends/llvm_ir/loop_emitter.h"
+#include "hlo/ir/status_macros.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+
+namespace tessera {
+namespace cpu {
+namespace {
+
+using llvm_ir::IrArray;
+using llvm_ir::IrIndex;
+
+absl::Status Unsupported(const HloInstruction& reduce, absl::string_view why) {
+  return absl::UnimplementedError(absl::StrCat("%", reduce.name(), ": ", why));
+}
+
+Shape WithLayout(Shape shape) {
+  if (!shape.has_layout()) shape.set_layout(Layout::Descending(shape.rank()));
+  return shape;
+}
+
+// The reducer on N accumulators and N elements: the N values its tuple
+// root returns.
+absl::StatusOr<std::vector<llvm::Value*>> EmitVariadicReducer(
+    const HloComputation& reducer, const std::vector<llvm::Value*>& accumulators,
+    const std::vector<llvm::Value*>& elements, llvm_ir::ElementalIrEmitter* emitter,
+    llvm::IRBuilder<>* b) {
+  const int64_t n = static_cast<int64_t>(accumulators.size());
+  llvm::Module* module = b->GetInsertBlock()->getModule();
+  llvm_ir::GeneratorMap scalar;
+  const HloInstruction* root = reducer.root_instruction();
+  for (const HloInstruction* h : reducer.MakeInstructionPostOrder()) {
+    if (h == root) break;
+    if (h->opcode() == HloOpcode::kParameter) {
+      const int64_t p = h->parameter_number();
+      llvm::Value* value = p < n ? accumulators[p] : elements[p - n];
+      scalar[h] = [value](const IrIndex&) -> absl::StatusOr<llvm::Value*> { return value; };
+    } else if (h->opcode() == HloOpcode::kConstant) {
+      IrArray array = llvm_ir::EmitConstantArray(*h, module);
+      scalar[h] = [array, b](const IrIndex& i) { return array.EmitRead(i, b); };
+    } else {
+      TS_ASSIGN_OR_RETURN(scalar[h], emitter->MakeElementGenerator(h, scalar));
+    }
+  }
+  std::vector<llvm::Value*> results;
+  for (const HloInstruction* operand : root->operands()) {
+    TS_ASSIGN_OR_RETURN(llvm::Value * value, scalar.at(operand)(IrIndex(b->getInt64Ty())));
+    results.push_back(value);
+  }
+  return results;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::CompileVariadicReduce(
+    const HloInstruction& reduce, const LoopKernelOptions& options) {
+  const int64_t n = reduce.operand_count() / 2;
+  if (reduce.opcode() != HloOpcode::kReduce || reduce.operand_count() % 2 != 0 || n < 1 ||
+      !reduce.shape().IsTuple() || reduce.shape().tuple_size() != n) {
+    return Unsupported(reduce, "not a variadic reduce");
+  }
+  const HloComputation* reducer = reduce.to_apply();
+  if (reducer == nullptr || reducer->num_parameters() != 2 * n ||
+      reducer->root_instruction()->opcode() != HloOpcode::kTuple ||
+      reducer->root_instruction()->operand_count() != n) {
+    return Unsupported(reduce, "the reducer does not return a tuple of one value per input");
+  }
+  for (const HloInstruction* h : reducer->MakeInstructionPostOrder()) {
+    if (h == reducer->root_instruction()) continue;
+    if (!h->shape().IsArray() || h->shape().rank() != 0 ||
+        (h->opcode() != HloOpcode::kParameter && h->opcode() != HloOpcode::kConstant &&
+         !h->IsElementwise())) {
+      return Unsupported(reduce, "the reducer is not scalar elementwise");
+    }
+  }
+  std::vector<Shape> inputs, results;
+  for (int64_t i = 0; i < n; ++i) {
+    TS_RETURN_IF_ERROR(llvm_ir::CheckKernelArrayShape(*reduce.operand(i)));
+    TS_RETURN_IF_ERROR(llvm_ir::CheckKernelArrayShape(*reduce.operand(n + i)));
+    inputs.push_back(WithLayout(reduce.operand(i)->shape()));
+    results.push_back(WithLayout(reduce.shape().tuple_shapes(i)));
+    if (inputs[i].dimensions() != inputs[0].dimensions() ||
+        results[i].dimensions() != results[0].dimensions() ||
+        results[i].layout().minor_to_major != results[0].layout().minor_to_major ||
+        reduce.operand(n + i)->shape().rank() != 0) {
+      return Unsupported(reduce, "inputs, inits or results of different shapes or layouts");
+    }
+  }
+  const int64_t rank = inputs[0].rank();
+  std::vector<bool> reduced(rank, false);
+  for (int64_t d : reduce.dimensions()) {
+    if (d < 0 || d >= rank) return absl::InvalidArgumentError("bad reduce dimensions");
+    reduced[d] = true;
+  }
+
+  const std::string name = absl::StrCat("variadic_reduce_kernel_", next_kernel_++);
+  llvm_ir::ModuleWithContext module = llvm_ir::CreateModule(*jit_, name);
+  llvm::LLVMContext& context = *module.context;
+  llvm::IRBuilder<> b(context);
+  llvm::Type* pointer = llvm::PointerType::get(context, 0);
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Function* function = llvm::Function::Create(
+      llvm::FunctionType::get(b.getVoidTy(), {pointer, i64, i64}, /*isVarArg=*/false),
+      llvm::GlobalValue::ExternalLinkage, llvm_ir::ToStringRef(name), module.module.get());
+  function->setDoesNotThrow();
+  llvm::BasicBlock* entry = llvm::BasicBlock::Create(context, "entry", function);
+  b.SetInsertPoint(entry);
+  auto buffer = [&](int64_t i) {
+    return b.CreateLoad(pointer, b.CreateConstInBoundsGEP1_64(pointer, function->getArg(0), i));
+  };
+  std::vector<IrArray> input_arrays, init_arrays, result_arrays;
+  for (int64_t i = 0; i < n; ++i) {
+    input_arrays.emplace_back(buffer(i), inputs[i]);
+    init_arrays.emplace_back(buffer(n + i), WithLayout(reduce.operand(n + i)->shape()));
+    result_arrays.emplace_back(buffer(2 * n + i), results[i]);
+  }
+  std::unique_ptr<llvm_ir::ElementalIrEmitter> emitter =
+      MakeEmitter(options.polynomial_math, module.module.get(), &b);
+  auto constant = [&](int64_t v) -> llvm::Value* { return llvm::ConstantInt::get(i64, v); };
+
+  // Accumulators in entry-block slots (registers after mem2reg).
+  std::vector<llvm::AllocaInst*> slots;
+  for (int64_t i = 0; i < n; ++i) {
+    TS_ASSIGN_OR_RETURN(llvm::Type * type,
+                        llvm_ir::IrValueType(results[i].element_type(), context));
+    slots.push_back(b.CreateAlloca(type, nullptr, llvm_ir::ToStringRef(absl::StrCat("acc", i))));
+  }
+  // The result loops, major to minor; the major-most is partitioned.
+  const Shape& out = results[0];
+  const std::vector<int64_t> minor_to_major = llvm_ir::MinorToMajor(out);
+  const int64_t out_rank = out.rank();
+  std::vector<llvm::Value*> out_index(out_rank, nullptr);
+  std::vector<llvm_ir::ForLoop> out_loops;
+  for (int64_t k = out_rank - 1; k >= 0; --k) {
+    const int64_t dimension = minor_to_major[k];
+    llvm::Value* start = k == out_rank - 1 ? function->getArg(1) : constant(0);
+    llvm::Value* stop = k == out_rank - 1 ? function->getArg(2) : constant(out.dimensions(dimension));
+    out_loops.push_back(llvm_ir::ForLoop::Emit(absl::StrCat("d", dimension), start, stop, &b));
+    out_index[dimension] = out_loops.back().induction_variable();
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    TS_ASSIGN_OR_RETURN(llvm::Value * init, init_arrays[i].EmitRead(IrIndex(i64), &b));
+    b.CreateStore(init, slots[i]);
+  }
+  // The reduced dimensions in row-major order, accumulators first.
+  std::vector<llvm::Value*> in_index(rank, nullptr);
+  int64_t kept = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[d]) in_index[d] = out_index[kept++];
+  }
+  std::vector<llvm_ir::ForLoop> reduce_loops;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[d]) continue;
+    reduce_loops.push_back(llvm_ir::ForLoop::Emit(absl::StrCat("r", d), constant(0),
+                                                  constant(inputs[0].dimensions(d)), &b));
+    in_index[d] = reduce_loops.back().induction_variable();
+  }
+  std::vector<llvm::Value*> accumulators, elements;
+  for (int64_t i = 0; i < n; ++i) {
+    accumulators.push_back(b.CreateLoad(slots[i]->getAllocatedType(), slots[i]));
+    TS_ASSIGN_OR_RETURN(llvm::Value * x,
+                        input_arrays[i].EmitRead(IrIndex(in_index, inputs[i], i64), &b));
+    elements.push_back(x);
+  }
+  TS_ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
+                      EmitVariadicReducer(*reducer, accumulators, elements, emitter.get(), &b));
+  for (int64_t i = 0; i < n; ++i) b.CreateStore(next[i], slots[i]);
+  for (auto it = reduce_loops.rbegin(); it != reduce_loops.rend(); ++it) it->Finish(&b);
+  const IrIndex result_index = out_rank == 0 ? IrIndex({}, out, i64, constant(0))
+                                             : IrIndex(out_index, out, i64);
+  for (int64_t i = 0; i < n; ++i) {
+    llvm::Value* value = b.CreateLoad(slots[i]->getAllocatedType(), slots[i]);
+    TS_RETURN_IF_ERROR(result_arrays[i].EmitWrite(result_index, value, &b));
+  }
+  for (auto it = out_loops.rbegin(); it != out_loops.rend(); ++it) it->Finish(&b);
+  b.CreateRetVoid();
+
+  auto kernel = std::unique_ptr<LoopKernel>(new LoopKernel());
+  // A scalar result has no loop: the body runs once per call (work 1).
+  kernel->work_size_ = out_rank == 0 ? 1 : out.dimensions(minor_to_major[out_rank - 1]);
+  AddPending(std::move(module), name, kernel.get());
+  return kernel;
+}
+
+}  // namespace cpu
+}  // namespace tessera

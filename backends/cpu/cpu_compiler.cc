@@ -75,6 +75,7 @@ class CpuExecutableBuilder {
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryMultiOutputKernel(const HloInstruction* fusion);
   // An unfused dot through RunDot (PlanDot decides).
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryScatter(const HloInstruction* scatter);
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TrySort(const HloInstruction* sort);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryVariadicReduce(const HloInstruction* reduce);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryDot(const HloInstruction* dot);
   // A kOutput fusion of a dot (over two of the fusion's parameters) and an
@@ -377,6 +378,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
   if (instruction->opcode() == HloOpcode::kReduce && instruction->shape().IsTuple()) {
     return TryVariadicReduce(instruction);
   }
+  if (instruction->opcode() == HloOpcode::kSort) return TrySort(instruction);
   const bool output_fusion = instruction->opcode() == HloOpcode::kFusion &&
                              instruction->fusion_kind() == FusionKind::kOutput;
   if (!instruction->shape().IsArray() && !output_fusion) {
@@ -477,6 +479,34 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryVariadicReduc
   return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
       reduce->name(), std::move(kernel), std::move(buffers), last,
       WorkPartitions(reduce->shape().tuple_shapes(0), reduce)));
+}
+
+absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TrySort(
+    const HloInstruction* sort) {
+  TS_ASSIGN_OR_RETURN(SortPlan plan, PlanSort(*sort));
+  std::vector<BufferSlice> operands, results;
+  for (const HloInstruction* operand : sort->operands()) {
+    TS_ASSIGN_OR_RETURN(BufferSlice slice, executable_.assignment_->GetSlice(operand, {}));
+    operands.push_back(slice);
+  }
+  for (int64_t k = 0; k < sort->operand_count(); ++k) {
+    ShapeIndex index;
+    if (sort->shape().IsTuple()) index = {k};
+    TS_ASSIGN_OR_RETURN(BufferSlice slice, executable_.assignment_->GetSlice(sort, index));
+    for (const BufferSlice& other : operands) {
+      if (other.Overlaps(slice)) return absl::UnimplementedError("a result overlaps an operand");
+    }
+    for (const BufferSlice& other : results) {
+      if (other.Overlaps(slice)) return absl::UnimplementedError("results overlap");
+    }
+    results.push_back(slice);
+  }
+  TS_ASSIGN_OR_RETURN(std::shared_ptr<void*> comparator,
+                      executable_.kernel_compiler_->CompileComparator(*sort->to_apply(),
+                                                                      plan.types));
+  return std::unique_ptr<CpuThunk>(std::make_unique<SortThunk>(
+      sort->name(), std::move(plan), std::move(comparator), std::move(operands),
+      std::move(results)));
 }
 
 absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryScatter(

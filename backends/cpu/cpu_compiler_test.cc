@@ -714,6 +714,79 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
 }
 
+// Sort: JAX's NaN-aware total order on f32 keys carrying s32 values,
+// along a minor and a major dimension, descending s32, pred keys, a
+// column-major operand and a comparator that is not a strict weak order;
+// element for element with the evaluator (same merge sort).
+TEST(CpuCompilerTest, SortsRunNatively) {
+  const std::string text = R"(
+HloModule sorts
+total_less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ai = s32[] parameter(2)
+  bi = s32[] parameter(3)
+  ab = s32[] bitcast-convert(a)
+  bb = s32[] bitcast-convert(b)
+  zero = s32[] constant(0)
+  mask = s32[] constant(2147483647)
+  an = pred[] compare(ab, zero), direction=LT
+  bn = pred[] compare(bb, zero), direction=LT
+  ax = s32[] xor(ab, mask)
+  bx = s32[] xor(bb, mask)
+  ak = s32[] select(an, ax, ab)
+  bk = s32[] select(bn, bx, bb)
+  ROOT lt = pred[] compare(ak, bk), direction=LT
+}
+greater {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT gt = pred[] compare(a, b), direction=GT
+}
+pred_less {
+  a = pred[] parameter(0)
+  b = pred[] parameter(1)
+  na = pred[] not(a)
+  ROOT lt = pred[] and(na, b)
+}
+not_an_order {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT le = pred[] compare(a, b), direction=LE
+}
+ENTRY main {
+  x = f32[9,40] parameter(0)
+  idx = s32[9,40] iota(), iota_dimension=1
+  rows = (f32[9,40], s32[9,40]) sort(x, idx), dimensions={1}, is_stable=true, to_apply=total_less
+  cols = (f32[9,40], s32[9,40]) sort(x, idx), dimensions={0}, to_apply=total_less
+  k = s32[33,5]{0,1} parameter(1)
+  down = s32[33,5]{0,1} sort(k), dimensions={0}, to_apply=greater
+  p = pred[17] parameter(2)
+  ps = pred[17] sort(p), dimensions={0}, to_apply=pred_less
+  y = f32[21] parameter(3)
+  odd = f32[21] sort(y), dimensions={0}, to_apply=not_an_order
+  r0 = f32[9,40] get-tuple-element(rows), index=0
+  r1 = s32[9,40] get-tuple-element(rows), index=1
+  c1 = s32[9,40] get-tuple-element(cols), index=1
+  ROOT t = (f32[9,40], s32[9,40], s32[9,40], s32[33,5]{0,1}, pred[17], f32[21]) tuple(r0, r1, c1, down, ps, odd)
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> arguments = RandomArguments(**module, 6);
+  // Ties, signed zeros and NaNs among the keys; repeated values in y.
+  float* x = arguments[0].data<float>().data();
+  for (int i = 0; i < 9 * 40; i += 7) x[i] = 0.25f;
+  x[3] = -0.0f;
+  x[4] = 0.0f;
+  x[5] = std::nanf("");
+  x[6] = -std::nanf("");
+  for (int i = 0; i < 21; ++i) arguments[3].data<float>()[i] = static_cast<float>(i % 4);
+  Counts counts;
+  CheckModule(text, std::move(arguments), &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
 TEST(CpuCompilerTest, DotWithEpilogueRunsNatively) {
   Counts counts;
   CheckModule(R"(

@@ -270,6 +270,49 @@ std::unique_ptr<runtime::Thunk> DotThunk::Lower() const {
 }
 
 // ---------------------------------------------------------------------------
+// SortThunk
+
+std::vector<BufferSlice> SortThunk::Slices() const {
+  std::vector<BufferSlice> slices = operands_;
+  slices.insert(slices.end(), results_.begin(), results_.end());
+  return slices;
+}
+
+absl::Status SortThunk::Execute(const Arena& arena) const {
+  std::vector<const void*> in;
+  std::vector<void*> out;
+  for (const BufferSlice& slice : operands_) in.push_back(arena.Address(slice));
+  for (const BufferSlice& slice : results_) out.push_back(arena.Address(slice));
+  return RunSort(plan_, reinterpret_cast<SortComparator*>(*comparator_), in, out,
+                 &runtime::ThreadPool::Default());
+}
+
+std::string SortThunk::ToString() const {
+  std::vector<std::string> in, out;
+  for (const BufferSlice& slice : operands_) in.push_back(SliceString(slice));
+  for (const BufferSlice& slice : results_) out.push_back(SliceString(slice));
+  return absl::StrCat("sort ", name(), " along ", plan_.dimension, " (", absl::StrJoin(in, ", "),
+                      ") -> (", absl::StrJoin(out, ", "), ")");
+}
+
+std::unique_ptr<runtime::Thunk> SortThunk::Lower() const {
+  const SortPlan plan = plan_;
+  auto* less = reinterpret_cast<SortComparator*>(*comparator_);
+  const size_t n = operands_.size();
+  std::vector<runtime::BufferSlice> slices;
+  for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
+  return std::make_unique<runtime::HostCallThunk>(
+      name(), std::move(slices),
+      [plan, less, n](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
+        std::vector<const void*> in(buffers.begin(), buffers.begin() + n);
+        runtime::ThreadPool* pool = params.thread_pool != nullptr
+                                        ? params.thread_pool
+                                        : &runtime::ThreadPool::Default();
+        return RunSort(plan, less, in, buffers.subspan(n), pool);
+      });
+}
+
+// ---------------------------------------------------------------------------
 // Control flow
 
 namespace {

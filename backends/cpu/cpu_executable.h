@@ -37,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "backends/cpu/eigen_dot.h"
+#include "backends/cpu/sort_thunk.h"
 #include "backends/cpu/loop_kernel.h"
 #include "hlo/ir/hlo_module.h"
 #include "hlo/ir/literal.h"
@@ -168,6 +169,26 @@ class DotThunk : public CpuThunk {
   BufferSlice lhs_, rhs_, out_;
   std::unique_ptr<LoopKernel> epilogue_;     // null: a plain dot
   std::vector<BufferSlice> epilogue_buffers_;  // its parameters, then its result
+};
+
+// A sort through RunSort (sort_thunk.h) with its JIT comparator: operands
+// in, results out (apart), rows split over the thread pool.
+class SortThunk : public CpuThunk {
+ public:
+  SortThunk(std::string name, SortPlan plan, std::shared_ptr<void*> comparator,
+            std::vector<BufferSlice> operands, std::vector<BufferSlice> results)
+      : CpuThunk(std::move(name)), plan_(std::move(plan)), comparator_(std::move(comparator)),
+        operands_(std::move(operands)), results_(std::move(results)) {}
+  absl::Status Execute(const Arena& arena) const override;
+  bool native() const override { return true; }
+  std::string ToString() const override;
+  std::unique_ptr<runtime::Thunk> Lower() const override;
+  std::vector<BufferSlice> Slices() const override;
+
+ private:
+  SortPlan plan_;
+  std::shared_ptr<void*> comparator_;  // the address, set when the JIT finalizes
+  std::vector<BufferSlice> operands_, results_;
 };
 
 // Thunks run in turn as one (the kernels of one multi-output fusion).

@@ -28,7 +28,7 @@ namespace cpu {
 struct LoopKernelCompiler::Pending {
   llvm_ir::ModuleWithContext module;
   std::string name;
-  std::shared_ptr<LoopKernel::Function*> function;
+  std::shared_ptr<void*> function;  // the function's address, after Finalize
 };
 
 namespace {
@@ -113,15 +113,22 @@ llvm::Constant* ReducerIdentity(const HloComputation& reducer, PrimitiveType typ
 
 }  // namespace
 
-absl::StatusOr<llvm::Value*> EmitReducer(const HloComputation& reducer, llvm::Value* accumulator,
-                                         llvm::Value* x, llvm_ir::ElementalIrEmitter* emitter,
-                                         llvm::IRBuilder<>* b) {
+absl::StatusOr<std::vector<llvm::Value*>> EmitScalarComputation(
+    const HloComputation& computation, const std::vector<llvm::Value*>& parameters,
+    llvm_ir::ElementalIrEmitter* emitter, llvm::IRBuilder<>* b) {
   llvm::Module* module = b->GetInsertBlock()->getModule();
-  llvm::Type* index_type = b->getInt64Ty();
+  const IrIndex scalar_index(b->getInt64Ty());
+  const HloInstruction* root = computation.root_instruction();
   llvm_ir::GeneratorMap scalar;
-  for (const HloInstruction* h : reducer.MakeInstructionPostOrder()) {
+  for (const HloInstruction* h : computation.MakeInstructionPostOrder()) {
+    if (h == root && h->opcode() == HloOpcode::kTuple) break;
     if (h->opcode() == HloOpcode::kParameter) {
-      llvm::Value* value = h->parameter_number() == 0 ? accumulator : x;
+      const int64_t number = h->parameter_number();
+      if (number < 0 || number >= static_cast<int64_t>(parameters.size())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(computation.name(), ": parameter ", number, " out of range"));
+      }
+      llvm::Value* value = parameters[number];
       scalar[h] = [value](const IrIndex&) -> absl::StatusOr<llvm::Value*> { return value; };
     } else if (h->opcode() == HloOpcode::kConstant) {
       IrArray array = EmitConstantArray(*h, module);
@@ -130,7 +137,25 @@ absl::StatusOr<llvm::Value*> EmitReducer(const HloComputation& reducer, llvm::Va
       TS_ASSIGN_OR_RETURN(scalar[h], emitter->MakeElementGenerator(h, scalar));
     }
   }
-  return scalar.at(reducer.root_instruction())(IrIndex(index_type));
+  std::vector<llvm::Value*> results;
+  if (root->opcode() == HloOpcode::kTuple) {
+    for (const HloInstruction* operand : root->operands()) {
+      TS_ASSIGN_OR_RETURN(llvm::Value * value, scalar.at(operand)(scalar_index));
+      results.push_back(value);
+    }
+  } else {
+    TS_ASSIGN_OR_RETURN(llvm::Value * value, scalar.at(root)(scalar_index));
+    results.push_back(value);
+  }
+  return results;
+}
+
+absl::StatusOr<llvm::Value*> EmitReducer(const HloComputation& reducer, llvm::Value* accumulator,
+                                         llvm::Value* x, llvm_ir::ElementalIrEmitter* emitter,
+                                         llvm::IRBuilder<>* b) {
+  TS_ASSIGN_OR_RETURN(std::vector<llvm::Value*> results,
+                      EmitScalarComputation(reducer, {accumulator, x}, emitter, b));
+  return results[0];
 }
 
 std::unique_ptr<llvm_ir::ElementalIrEmitter> MakeEmitter(bool polynomial_math,
@@ -142,12 +167,17 @@ std::unique_ptr<llvm_ir::ElementalIrEmitter> MakeEmitter(bool polynomial_math,
 
 void LoopKernelCompiler::AddPending(llvm_ir::ModuleWithContext&& module, std::string name,
                                     LoopKernel* kernel) {
+  AddPending(std::move(module), std::move(name), kernel->function_);
+  kernel->jit_ = jit_;
+}
+
+void LoopKernelCompiler::AddPending(llvm_ir::ModuleWithContext&& module, std::string name,
+                                    std::shared_ptr<void*> address) {
   auto pending = std::make_shared<Pending>();
   pending->module = std::move(module);
   pending->name = std::move(name);
-  pending->function = kernel->function_;
+  pending->function = std::move(address);
   pending_.push_back(std::move(pending));
-  kernel->jit_ = jit_;
 }
 
 namespace {
@@ -806,7 +836,7 @@ absl::Status LoopKernelCompiler::Finalize() {
   for (const std::shared_ptr<Pending>& p : pending) modules.push_back(std::move(p->module));
   TS_RETURN_IF_ERROR(llvm_ir::AddModules(*jit_, std::move(modules)));
   for (const std::shared_ptr<Pending>& p : pending) {
-    TS_ASSIGN_OR_RETURN(*p->function, jit_->LookupFunction<LoopKernel::Function>(p->name));
+    TS_ASSIGN_OR_RETURN(*p->function, jit_->Lookup(p->name));
   }
   return absl::OkStatus();
 }

@@ -72,10 +72,10 @@ class LoopKernel {
   using Function = void(void** buffers, int64_t begin, int64_t end);
 
   // Null until the compiler's Finalize() has generated the code.
-  Function* function() const { return *function_; }
+  Function* function() const { return reinterpret_cast<Function*>(*function_); }
   // The extent of the partitioned (major-most) dimension; 1 for scalars.
   int64_t work_size() const { return work_size_; }
-  void Run(void** buffers) const { (*function_)(buffers, 0, work_size_); }
+  void Run(void** buffers) const { function()(buffers, 0, work_size_); }
 
  private:
   friend class LoopKernelCompiler;
@@ -83,7 +83,7 @@ class LoopKernel {
   std::shared_ptr<llvm_ir::LlvmJit> jit_;  // owns the code
   // Filled by Finalize (shared, so that a kernel dropped before then only
   // leaves an unread slot behind).
-  std::shared_ptr<Function*> function_ = std::make_shared<Function*>(nullptr);
+  std::shared_ptr<void*> function_ = std::make_shared<void*>(nullptr);
   int64_t work_size_ = 1;
 };
 
@@ -114,6 +114,15 @@ class LoopKernelCompiler {
   absl::StatusOr<std::unique_ptr<LoopKernel>> CompileScatter(const HloInstruction& scatter,
                                                              const LoopKernelOptions& options);
 
+  // A sort comparator (comparator_kernel.cc; sort_thunk.h runs it):
+  // `uint8_t less(const void* const* lhs, const void* const* rhs)`, where lhs[k] / rhs[k] point at operand k's two elements (of
+  // `types[k]`, PRED as a byte); it evaluates `comparator`, whose parameters
+  // are lhs0, rhs0, lhs1, rhs1, ....  The returned slot holds the function's
+  // address after Finalize().
+  using Comparator = uint8_t(const void* const* lhs, const void* const* rhs);
+  absl::StatusOr<std::shared_ptr<void*>> CompileComparator(
+      const HloComputation& comparator, const std::vector<PrimitiveType>& types);
+
   // A kernel for an unfused variadic `reduce` (variadic_reduce_kernel.cc):
   // buffers [inputs..., inits..., results...], partitioned over the
   // results' major-most dimension; each result element folds its inputs
@@ -130,6 +139,8 @@ class LoopKernelCompiler {
   struct Pending;
   // Queues `module` for Finalize, which sets `kernel`'s function `name`.
   void AddPending(llvm_ir::ModuleWithContext&& module, std::string name, LoopKernel* kernel);
+  void AddPending(llvm_ir::ModuleWithContext&& module, std::string name,
+                  std::shared_ptr<void*> address);
   std::vector<std::shared_ptr<Pending>> pending_;
 };
 

@@ -4,6 +4,7 @@
 #define TESSERA_BACKENDS_CPU_LOOP_KERNEL_INTERNAL_H_
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "backends/llvm_ir/elemental_ir_emitter.h"
@@ -13,6 +14,13 @@
 
 namespace tessera {
 namespace cpu {
+
+// Emits the scalar computation `computation` on `parameters` (one value
+// per parameter, in order) at b's position: its root's value, or the
+// values of a tuple root's operands.
+absl::StatusOr<std::vector<llvm::Value*>> EmitScalarComputation(
+    const HloComputation& computation, const std::vector<llvm::Value*>& parameters,
+    llvm_ir::ElementalIrEmitter* emitter, llvm::IRBuilder<>* b);
 
 // Emits the two-parameter scalar computation `reducer` (a reduce's
 // reducer, a scatter's update computation) on `accumulator` (parameter 0)

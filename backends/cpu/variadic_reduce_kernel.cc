@@ -32,37 +32,6 @@ Shape WithLayout(Shape shape) {
   return shape;
 }
 
-// The reducer on N accumulators and N elements: the N values its tuple
-// root returns.
-absl::StatusOr<std::vector<llvm::Value*>> EmitVariadicReducer(
-    const HloComputation& reducer, const std::vector<llvm::Value*>& accumulators,
-    const std::vector<llvm::Value*>& elements, llvm_ir::ElementalIrEmitter* emitter,
-    llvm::IRBuilder<>* b) {
-  const int64_t n = static_cast<int64_t>(accumulators.size());
-  llvm::Module* module = b->GetInsertBlock()->getModule();
-  llvm_ir::GeneratorMap scalar;
-  const HloInstruction* root = reducer.root_instruction();
-  for (const HloInstruction* h : reducer.MakeInstructionPostOrder()) {
-    if (h == root) break;
-    if (h->opcode() == HloOpcode::kParameter) {
-      const int64_t p = h->parameter_number();
-      llvm::Value* value = p < n ? accumulators[p] : elements[p - n];
-      scalar[h] = [value](const IrIndex&) -> absl::StatusOr<llvm::Value*> { return value; };
-    } else if (h->opcode() == HloOpcode::kConstant) {
-      IrArray array = llvm_ir::EmitConstantArray(*h, module);
-      scalar[h] = [array, b](const IrIndex& i) { return array.EmitRead(i, b); };
-    } else {
-      TS_ASSIGN_OR_RETURN(scalar[h], emitter->MakeElementGenerator(h, scalar));
-    }
-  }
-  std::vector<llvm::Value*> results;
-  for (const HloInstruction* operand : root->operands()) {
-    TS_ASSIGN_OR_RETURN(llvm::Value * value, scalar.at(operand)(IrIndex(b->getInt64Ty())));
-    results.push_back(value);
-  }
-  return results;
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::CompileVariadicReduce(
@@ -175,8 +144,10 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::CompileVariadicR
                         input_arrays[i].EmitRead(IrIndex(in_index, inputs[i], i64), &b));
     elements.push_back(x);
   }
+  std::vector<llvm::Value*> parameters = accumulators;
+  parameters.insert(parameters.end(), elements.begin(), elements.end());
   TS_ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
-                      EmitVariadicReducer(*reducer, accumulators, elements, emitter.get(), &b));
+                      EmitScalarComputation(*reducer, parameters, emitter.get(), &b));
   for (int64_t i = 0; i < n; ++i) b.CreateStore(next[i], slots[i]);
   for (auto it = reduce_loops.rbegin(); it != reduce_loops.rend(); ++it) it->Finish(&b);
   const IrIndex result_index = out_rank == 0 ? IrIndex({}, out, i64, constant(0))

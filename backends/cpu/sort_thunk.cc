@@ -1,0 +1,162 @@
+#include "backends/cpu/sort_thunk.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "hlo/ir/hlo_instruction.h"
+#include "runtime/thread_pool.h"
+
+namespace tessera {
+namespace cpu {
+namespace {
+
+// Element strides of `shape` per logical dimension under its layout
+// (row-major without one); an error for tiled or packed layouts.
+absl::StatusOr<std::vector<int64_t>> Strides(const Shape& shape) {
+  const int64_t rank = shape.rank();
+  std::vector<int64_t> strides(rank, 1);
+  std::vector<int64_t> minor_to_major(rank);
+  if (shape.has_layout()) {
+    const Layout& layout = shape.layout();
+    if (!layout.tiles.empty() || static_cast<int64_t>(layout.minor_to_major.size()) != rank ||
+        (layout.element_size_in_bits != 0 &&
+         layout.element_size_in_bits != BitWidth(shape.element_type()))) {
+      return absl::UnimplementedError(
+          absl::StrCat("sort of an array with layout ", layout.ToString()));
+    }
+    minor_to_major = layout.minor_to_major;
+  } else {
+    for (int64_t i = 0; i < rank; ++i) minor_to_major[i] = rank - 1 - i;
+  }
+  int64_t stride = 1;
+  for (int64_t d : minor_to_major) {
+    if (d < 0 || d >= rank) return absl::InvalidArgumentError("a bad layout");
+    strides[d] = stride;
+    stride *= shape.dimensions(d);
+  }
+  return strides;
+}
+
+// Stable bottom-up merge sort of `order` by `less` (the evaluator's).
+template <typename Less>
+void MergeSort(std::vector<int64_t>* order, std::vector<int64_t>* buffer, Less&& less) {
+  buffer->resize(order->size());
+  for (size_t width = 1; width < order->size(); width *= 2) {
+    for (size_t lo = 0; lo < order->size(); lo += 2 * width) {
+      const size_t mid = std::min(lo + width, order->size());
+      const size_t hi = std::min(lo + 2 * width, order->size());
+      size_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        // Take from the right only when it is strictly less: stable.
+        (*buffer)[k++] = less((*order)[j], (*order)[i]) ? (*order)[j++] : (*order)[i++];
+      }
+      while (i < mid) (*buffer)[k++] = (*order)[i++];
+      while (j < hi) (*buffer)[k++] = (*order)[j++];
+    }
+    order->swap(*buffer);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<SortPlan> PlanSort(const HloInstruction& sort) {
+  if (sort.operand_count() < 1 || sort.dimensions().size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("%", sort.name(), ": a sort needs operands and one dimension"));
+  }
+  SortPlan plan;
+  const Shape& first = sort.operand(0)->shape();
+  plan.dims = first.dimensions();
+  plan.dimension = sort.dimensions(0);
+  if (plan.dimension < 0 || plan.dimension >= first.rank()) {
+    return absl::InvalidArgumentError(absl::StrCat("%", sort.name(), ": sort dimension out of range"));
+  }
+  const int64_t n = sort.operand_count();
+  for (int64_t k = 0; k < n; ++k) {
+    const Shape& operand = sort.operand(k)->shape();
+    const Shape* result = sort.shape().IsTuple() ? &sort.shape().tuple_shapes(k) : &sort.shape();
+    if (!operand.IsArray() || operand.dimensions() != plan.dims || !result->IsArray() ||
+        result->dimensions() != plan.dims || result->element_type() != operand.element_type() ||
+        (!sort.shape().IsTuple() && n != 1)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("%", sort.name(), ": operands and results must share their dimensions"));
+    }
+    plan.types.push_back(operand.element_type());
+    plan.element_bytes.push_back(operand.element_type() == PRED ? 1
+                                                                : ByteWidth(operand.element_type()));
+    auto operand_strides = Strides(operand);
+    if (!operand_strides.ok()) return operand_strides.status();
+    auto result_strides = Strides(*result);
+    if (!result_strides.ok()) return result_strides.status();
+    plan.operand_strides.push_back(*std::move(operand_strides));
+    plan.result_strides.push_back(*std::move(result_strides));
+  }
+  return plan;
+}
+
+absl::Status RunSort(const SortPlan& plan, SortComparator* less,
+                     absl::Span<const void* const> operands, absl::Span<void* const> results,
+                     runtime::ThreadPool* pool) {
+  const size_t n = plan.types.size();
+  if (operands.size() != n || results.size() != n || less == nullptr) {
+    return absl::InternalError("RunSort: buffers or comparator do not match the plan");
+  }
+  const int64_t rank = static_cast<int64_t>(plan.dims.size());
+  const int64_t length = plan.dims[plan.dimension];
+  int64_t rows = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != plan.dimension) rows *= plan.dims[d];
+  }
+  if (rows == 0 || length == 0) return absl::OkStatus();
+  auto sort_rows = [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> order(length), buffer;
+    std::vector<int64_t> operand_base(n), result_base(n);
+    std::vector<const void*> lhs(n), rhs(n);
+    for (int64_t row = begin; row < end; ++row) {
+      // The row's multi-index (the sort dimension at 0), row-major.
+      int64_t rest = row;
+      std::fill(operand_base.begin(), operand_base.end(), 0);
+      std::fill(result_base.begin(), result_base.end(), 0);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (d == plan.dimension) continue;
+        const int64_t i = rest % plan.dims[d];
+        rest /= plan.dims[d];
+        for (size_t k = 0; k < n; ++k) {
+          operand_base[k] += i * plan.operand_strides[k][d];
+          result_base[k] += i * plan.result_strides[k][d];
+        }
+      }
+      auto element = [&](size_t k, int64_t position) {
+        return static_cast<const char*>(operands[k]) +
+               (operand_base[k] + position * plan.operand_strides[k][plan.dimension]) *
+                   plan.element_bytes[k];
+      };
+      std::iota(order.begin(), order.end(), 0);
+      MergeSort(&order, &buffer, [&](int64_t a, int64_t b) {
+        for (size_t k = 0; k < n; ++k) {
+          lhs[k] = element(k, a);
+          rhs[k] = element(k, b);
+        }
+        return less(lhs.data(), rhs.data()) != 0;
+      });
+      for (size_t k = 0; k < n; ++k) {
+        const int64_t bytes = plan.element_bytes[k];
+        const int64_t stride = plan.result_strides[k][plan.dimension];
+        char* out = static_cast<char*>(results[k]) + result_base[k] * bytes;
+        for (int64_t j = 0; j < length; ++j) {
+          std::memcpy(out + j * stride * bytes, element(k, order[j]), bytes);
+        }
+      }
+    }
+  };
+  if (pool == nullptr || rows == 1) {
+    sort_rows(0, rows);
+  } else {
+    pool->ParallelFor(rows, std::max<int64_t>(1, rows / (4 * pool->parallelism())), sort_rows);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cpu
+}  // namespace tessera

@@ -76,6 +76,7 @@ class CpuExecutableBuilder {
   // An unfused dot through RunDot (PlanDot decides).
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryScatter(const HloInstruction* scatter);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TrySort(const HloInstruction* sort);
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryTopK(const HloInstruction* topk);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryVariadicReduce(const HloInstruction* reduce);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryDot(const HloInstruction* dot);
   // A kOutput fusion of a dot (over two of the fusion's parameters) and an
@@ -379,6 +380,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
     return TryVariadicReduce(instruction);
   }
   if (instruction->opcode() == HloOpcode::kSort) return TrySort(instruction);
+  if (instruction->opcode() == HloOpcode::kTopK) return TryTopK(instruction);
   const bool output_fusion = instruction->opcode() == HloOpcode::kFusion &&
                              instruction->fusion_kind() == FusionKind::kOutput;
   if (!instruction->shape().IsArray() && !output_fusion) {
@@ -479,6 +481,46 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryVariadicReduc
   return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
       reduce->name(), std::move(kernel), std::move(buffers), last,
       WorkPartitions(reduce->shape().tuple_shapes(0), reduce)));
+}
+
+absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryTopK(
+    const HloInstruction* topk) {
+  auto row_major = [](const Shape& shape) {
+    return shape.IsArray() && shape.rank() >= 1 &&
+           (!shape.has_layout() ||
+            shape.layout() == Layout::Descending(shape.rank()));
+  };
+  const Shape& operand = topk->operand(0)->shape();
+  if (topk->operand_count() != 1 || !row_major(operand) || !topk->shape().IsTuple() ||
+      topk->shape().tuple_size() != 2 || !row_major(topk->shape().tuple_shapes(0)) ||
+      !row_major(topk->shape().tuple_shapes(1)) ||
+      topk->shape().tuple_shapes(1).element_type() != S32) {
+    return absl::UnimplementedError("topk of a non-row-major operand or result");
+  }
+  const int64_t length = operand.dimensions().back();
+  const int64_t k = topk->attrs().k;
+  if (k < 0 || k > length || topk->shape().tuple_shapes(0).dimensions().back() != k) {
+    return absl::InvalidArgumentError(absl::StrCat("%", topk->name(), ": k out of range"));
+  }
+  TS_ASSIGN_OR_RETURN(BufferSlice in, executable_.assignment_->GetSlice(topk->operand(0), {}));
+  TS_ASSIGN_OR_RETURN(BufferSlice values, executable_.assignment_->GetSlice(topk, {0}));
+  TS_ASSIGN_OR_RETURN(BufferSlice indices, executable_.assignment_->GetSlice(topk, {1}));
+  if (in.Overlaps(values) || in.Overlaps(indices) || values.Overlaps(indices)) {
+    return absl::UnimplementedError("topk's buffers overlap");
+  }
+  // Types RunTopK lacks fall back rather than fail at run time.
+  switch (operand.element_type()) {
+    case F32: case F64: case F16: case BF16: case S8: case S16: case S32: case S64:
+    case U8: case U16: case U32:
+      break;
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("topk of ", PrimitiveTypeName(operand.element_type())));
+  }
+  const int64_t rows = length == 0 ? 0 : operand.ElementCount() / length;
+  return std::unique_ptr<CpuThunk>(std::make_unique<TopKThunk>(
+      topk->name(), operand.element_type(), rows, length, k, topk->attrs().largest, in, values,
+      indices));
 }
 
 absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TrySort(

@@ -787,6 +787,45 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
 }
 
+// topk: largest and smallest, ties (lower index first), signed zeros and
+// NaNs (a total order), f32, s32 and bf16, k = 0 and k = the row length.
+TEST(CpuCompilerTest, TopKRunsNatively) {
+  const std::string text = R"(
+HloModule topks
+ENTRY main {
+  x = f32[6,50] parameter(0)
+  i = s32[3,4,10] parameter(1)
+  h = bf16[5,9] parameter(2)
+  top = (f32[6,7], s32[6,7]) topk(x), k=7, largest=true
+  bottom = (f32[6,50], s32[6,50]) topk(x), k=50, largest=false
+  itop = (s32[3,4,3], s32[3,4,3]) topk(i), k=3, largest=true
+  htop = (bf16[5,2], s32[5,2]) topk(h), k=2, largest=true
+  none = (f32[6,0], s32[6,0]) topk(x), k=0, largest=true
+  t0 = f32[6,7] get-tuple-element(top), index=0
+  t1 = s32[6,7] get-tuple-element(top), index=1
+  b0 = f32[6,50] get-tuple-element(bottom), index=0
+  b1 = s32[6,50] get-tuple-element(bottom), index=1
+  i1 = s32[3,4,3] get-tuple-element(itop), index=1
+  h0 = bf16[5,2] get-tuple-element(htop), index=0
+  n1 = s32[6,0] get-tuple-element(none), index=1
+  ROOT t = (f32[6,7], s32[6,7], f32[6,50], s32[6,50], s32[3,4,3], bf16[5,2], s32[6,0]) tuple(t0, t1, b0, b1, i1, h0, n1)
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> arguments = RandomArguments(**module, 8);
+  float* x = arguments[0].data<float>().data();
+  for (int j = 0; j < 300; j += 11) x[j] = 0.75f;
+  x[1] = std::nanf("");
+  x[2] = -std::nanf("");
+  x[3] = -0.0f;
+  x[4] = 0.0f;
+  for (int j = 0; j < 120; ++j) arguments[1].data<int32_t>()[j] = j % 5;
+  Counts counts;
+  CheckModule(text, std::move(arguments), &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
 TEST(CpuCompilerTest, DotWithEpilogueRunsNatively) {
   Counts counts;
   CheckModule(R"(

@@ -313,6 +313,39 @@ std::unique_ptr<runtime::Thunk> SortThunk::Lower() const {
 }
 
 // ---------------------------------------------------------------------------
+// TopKThunk
+
+absl::Status TopKThunk::Execute(const Arena& arena) const {
+  return RunTopK(type_, rows_, length_, k_, largest_, arena.Address(operand_),
+                 arena.Address(values_), reinterpret_cast<int32_t*>(arena.Address(indices_)),
+                 &runtime::ThreadPool::Default());
+}
+
+std::string TopKThunk::ToString() const {
+  return absl::StrCat("topk ", name(), " k=", k_, largest_ ? " largest" : " smallest", " (",
+                      SliceString(operand_), ") -> (", SliceString(values_), ", ",
+                      SliceString(indices_), ")");
+}
+
+std::unique_ptr<runtime::Thunk> TopKThunk::Lower() const {
+  const PrimitiveType type = type_;
+  const int64_t rows = rows_, length = length_, k = k_;
+  const bool largest = largest_;
+  std::vector<runtime::BufferSlice> slices;
+  for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
+  return std::make_unique<runtime::HostCallThunk>(
+      name(), std::move(slices),
+      [type, rows, length, k, largest](absl::Span<void* const> buffers,
+                                       const runtime::ExecuteParams& params) {
+        runtime::ThreadPool* pool = params.thread_pool != nullptr
+                                        ? params.thread_pool
+                                        : &runtime::ThreadPool::Default();
+        return RunTopK(type, rows, length, k, largest, buffers[0], buffers[1],
+                       static_cast<int32_t*>(buffers[2]), pool);
+      });
+}
+
+// ---------------------------------------------------------------------------
 // Control flow
 
 namespace {

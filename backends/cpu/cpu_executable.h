@@ -191,6 +191,26 @@ class SortThunk : public CpuThunk {
   std::vector<BufferSlice> operands_, results_;
 };
 
+// topk along the last dimension of a row-major operand (RunTopK).
+class TopKThunk : public CpuThunk {
+ public:
+  TopKThunk(std::string name, PrimitiveType type, int64_t rows, int64_t length, int64_t k,
+            bool largest, BufferSlice operand, BufferSlice values, BufferSlice indices)
+      : CpuThunk(std::move(name)), type_(type), rows_(rows), length_(length), k_(k),
+        largest_(largest), operand_(operand), values_(values), indices_(indices) {}
+  absl::Status Execute(const Arena& arena) const override;
+  bool native() const override { return true; }
+  std::string ToString() const override;
+  std::unique_ptr<runtime::Thunk> Lower() const override;
+  std::vector<BufferSlice> Slices() const override { return {operand_, values_, indices_}; }
+
+ private:
+  PrimitiveType type_;
+  int64_t rows_, length_, k_;
+  bool largest_;
+  BufferSlice operand_, values_, indices_;
+};
+
 // Thunks run in turn as one (the kernels of one multi-output fusion).
 class SequenceThunk : public CpuThunk {
  public:

@@ -1,10 +1,13 @@
 #include "backends/cpu/sort_thunk.h"
 
 #include <algorithm>
+#include <bit>
+#include <type_traits>
 #include <cstring>
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/ir/float16.h"
 #include "hlo/ir/hlo_instruction.h"
 #include "runtime/thread_pool.h"
 
@@ -59,7 +62,80 @@ void MergeSort(std::vector<int64_t>* order, std::vector<int64_t>* buffer, Less&&
   }
 }
 
+// A key ordering floats totally and integers naturally (the evaluator's
+// OrderKey).
+template <typename T>
+int64_t OrderKey(T value) {
+  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+    const int16_t bits = static_cast<int16_t>(value.bits);
+    return bits < 0 ? static_cast<int16_t>(bits ^ 0x7fff) : bits;
+  } else if constexpr (std::is_same_v<T, float>) {
+    const int32_t bits = std::bit_cast<int32_t>(value);
+    return bits < 0 ? (bits ^ 0x7fffffff) : bits;
+  } else if constexpr (std::is_same_v<T, double>) {
+    const int64_t bits = std::bit_cast<int64_t>(value);
+    return bits < 0 ? (bits ^ 0x7fffffffffffffffLL) : bits;
+  } else {
+    return static_cast<int64_t>(value);
+  }
+}
+
+template <typename T>
+void TopKRows(int64_t begin, int64_t end, int64_t length, int64_t k, bool largest,
+              const T* operand, T* values, int32_t* indices) {
+  std::vector<int64_t> order(length);
+  std::vector<int64_t> keys(length);
+  for (int64_t r = begin; r < end; ++r) {
+    const T* row = operand + r * length;
+    for (int64_t i = 0; i < length; ++i) keys[i] = OrderKey(row[i]);
+    std::iota(order.begin(), order.end(), 0);
+    // Stable: equal keys keep the lower index first.
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return largest ? keys[a] > keys[b] : keys[a] < keys[b];
+    });
+    for (int64_t j = 0; j < k; ++j) {
+      values[r * k + j] = row[order[j]];
+      indices[r * k + j] = static_cast<int32_t>(order[j]);
+    }
+  }
+}
+
 }  // namespace
+
+absl::Status RunTopK(PrimitiveType type, int64_t rows, int64_t length, int64_t k, bool largest,
+                     const void* operand, void* values, int32_t* indices,
+                     runtime::ThreadPool* pool) {
+  if (k < 0 || k > length) return absl::InvalidArgumentError("topk: k out of range");
+  auto run = [&](auto* typed) -> absl::Status {
+    using T = std::remove_pointer_t<decltype(typed)>;
+    auto rows_fn = [&](int64_t begin, int64_t end) {
+      TopKRows<T>(begin, end, length, k, largest, static_cast<const T*>(operand),
+                  static_cast<T*>(values), indices);
+    };
+    if (pool == nullptr || rows <= 1) {
+      rows_fn(0, rows);
+    } else {
+      pool->ParallelFor(rows, std::max<int64_t>(1, rows / (4 * pool->parallelism())), rows_fn);
+    }
+    return absl::OkStatus();
+  };
+  switch (type) {
+    case F32: return run(static_cast<float*>(nullptr));
+    case F64: return run(static_cast<double*>(nullptr));
+    case F16: return run(static_cast<half*>(nullptr));
+    case BF16: return run(static_cast<bfloat16*>(nullptr));
+    case S8: return run(static_cast<int8_t*>(nullptr));
+    case S16: return run(static_cast<int16_t*>(nullptr));
+    case S32: return run(static_cast<int32_t*>(nullptr));
+    case S64: return run(static_cast<int64_t*>(nullptr));
+    case U8: return run(static_cast<uint8_t*>(nullptr));
+    case U16: return run(static_cast<uint16_t*>(nullptr));
+    case U32: return run(static_cast<uint32_t*>(nullptr));
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("topk of ", PrimitiveTypeName(type), " is not supported natively"));
+  }
+}
 
 absl::StatusOr<SortPlan> PlanSort(const HloInstruction& sort) {
   if (sort.operand_count() < 1 || sort.dimensions().size() != 1) {

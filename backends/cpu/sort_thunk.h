@@ -49,6 +49,15 @@ absl::Status RunSort(const SortPlan& plan, SortComparator* less,
                      absl::Span<const void* const> operands, absl::Span<void* const> results,
                      runtime::ThreadPool* pool);
 
+// topk along the last dimension of a row-major operand of `type` (rows x
+// length): the k largest (or smallest) of each row in order, with their
+// s32 indices, ties keeping the lower index first; floats ordered totally
+// (-NaN < -inf < ... < -0 < +0 < ... < NaN), as the evaluator does.
+// Unimplemented for complex and other non-real types.
+absl::Status RunTopK(PrimitiveType type, int64_t rows, int64_t length, int64_t k, bool largest,
+                     const void* operand, void* values, int32_t* indices,
+                     runtime::ThreadPool* pool);
+
 }  // namespace cpu
 }  // namespace tessera
 

@@ -18,6 +18,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/hlo_evaluator.h"
 #include "hlo/ir/npy.h"
@@ -1079,6 +1080,32 @@ std::string ReadAll(const fs::path& path) {
   return buffer.str();
 }
 
+// XLA's own HLO texts (TESSERA_SHARED_CORPUS): each runs natively on the
+// CPU backend, on seeded random inputs, matching the evaluator (bit for
+// bit with exact math and evaluator-ordered sums; within float tolerance
+// with the defaults).
+TEST(CpuCompilerTest, SharedCorpus) {
+  const char* root = std::getenv("TESSERA_SHARED_CORPUS");
+  if (root == nullptr || !fs::is_directory(root)) GTEST_SKIP() << "TESSERA_SHARED_CORPUS is not set";
+  int checked = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (entry.path().extension() != ".hlo") continue;
+    SCOPED_TRACE(entry.path().string());
+    const std::string text = ReadAll(entry.path());
+    absl::StatusOr<std::unique_ptr<HloModule>> reference = ParseHloModule(text);
+    ASSERT_TRUE(reference.ok()) << reference.status();
+    std::vector<Literal> arguments = RandomArguments(**reference, 11);
+    Counts counts;
+    CpuCompileOptions exact = LibmMath();
+    exact.native_dots = false;
+    CheckModule(text, Clone(arguments), &counts, exact);
+    CheckModule(text, Clone(arguments), &counts);
+    EXPECT_EQ(counts.fallback, 0) << Fallbacks(text);
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+}
+
 TEST(CpuCompilerTest, JaxCorpus) {
   const char* root = std::getenv("TESSERA_JAX_CORPUS");
   if (root == nullptr || !fs::exists(fs::path(root) / "INDEX")) {
@@ -1124,12 +1151,30 @@ TEST(CpuCompilerTest, JaxCorpus) {
       std::string why;
       EXPECT_TRUE(SameResults(*expected, *actual, &why)) << why;
     }
-    const CpuExecutableStats& stats = (*executable)->stats();
+    // As `tessera run --backend=cpu` compiles it (native dots, polynomial
+    // math, vectorized reductions; the runtime::Executable path): every
+    // instruction native, results within float tolerance.
+    absl::StatusOr<std::unique_ptr<HloModule>> fast_module = ParseHloModule(text);
+    ASSERT_TRUE(fast_module.ok()) << fast_module.status();
+    absl::StatusOr<std::unique_ptr<CpuExecutable>> fast =
+        CompileForCpu(*std::move(fast_module), CpuCompileOptions{});
+    ASSERT_TRUE(fast.ok()) << fast.status();
+    absl::StatusOr<std::unique_ptr<HloModule>> runtime_module = ParseHloModule(text);
+    ASSERT_TRUE(runtime_module.ok()) << runtime_module.status();
+    absl::StatusOr<std::unique_ptr<HloExecutable>> runtime_executable =
+        CompileForCpuExecutable(*std::move(runtime_module));
+    ASSERT_TRUE(runtime_executable.ok()) << runtime_executable.status();
+    absl::StatusOr<Literal> fast_result = (*runtime_executable)->RunLiterals(arguments);
+    ASSERT_TRUE(fast_result.ok()) << fast_result.status();
+    std::string why;
+    EXPECT_TRUE(SameResults(*expected, *fast_result, &why, /*ulps=*/4, /*rtol=*/1e-4)) << why;
+    const CpuExecutableStats& stats = (*fast)->stats();
     std::string kinds;
     for (const std::string& f : stats.fallbacks) {
       absl::StrAppend(&kinds, f.substr(0, f.find(' ')), " ");
       if (std::getenv("TESSERA_CPU_TEST_VERBOSE") != nullptr) std::cout << "  " << f << "\n";
     }
+    EXPECT_EQ(stats.fallback_instructions, 0) << absl::StrJoin(stats.fallbacks, "\n");
     std::cout << absl::StrFormat("%-18s %7d %9d %10.1f %s\n", name, stats.native_instructions,
                                  stats.fallback_instructions, stats.compile_ms, kinds);
     native += stats.native_instructions;

@@ -152,8 +152,6 @@ void BatchedGemm(const Gemm& g, const T* a, const T* b, T* c, runtime::ThreadPoo
   const int64_t batch = g.batch, m = g.m, n = g.n;
   int threads = pool == nullptr ? 1 : pool->parallelism();
   if (batch * m * n * g.k < kMinParallelMacs) threads = 1;
-  // Per-panel epilogues need row panels of one matrix.
-  const bool row_epilogue = epilogue != nullptr && batch == 1 && m >= threads;
   if (threads == 1) {
     for (int64_t i = 0; i < batch; ++i) {
       const Offsets o = BatchOffsets(g, i);
@@ -163,7 +161,11 @@ void BatchedGemm(const Gemm& g, const T* a, const T* b, T* c, runtime::ThreadPoo
     return;
   }
   int64_t panels = batch % threads == 0 ? 1 : threads;
-  const bool split_rows = m >= n || row_epilogue;
+  const bool split_rows = m >= n;
+  // Per-panel epilogues need row panels of one matrix; where the product
+  // splits by columns (each thread then packs only its part of b), the
+  // epilogue runs after it, split by rows over the pool.
+  const bool row_epilogue = epilogue != nullptr && batch == 1 && split_rows;
   const int64_t extent = split_rows ? m : n;
   const int64_t panel = std::max<int64_t>(
       1, std::min(extent, RoundUp((extent + panels - 1) / panels, kPanelGranule)));
@@ -179,7 +181,10 @@ void BatchedGemm(const Gemm& g, const T* a, const T* b, T* c, runtime::ThreadPoo
       if (row_epilogue) (*epilogue)(lo, hi);
     }
   });
-  if (epilogue != nullptr && !row_epilogue) (*epilogue)(0, m);
+  if (epilogue != nullptr && !row_epilogue) {
+    pool->ParallelFor(m, std::max<int64_t>(1, (m + threads - 1) / threads),
+                      [epilogue](int64_t begin, int64_t end) { (*epilogue)(begin, end); });
+  }
 }
 
 // Which of a Gemm's arrays a batch offset is for.

@@ -131,10 +131,11 @@ int64_t DotScratchBytes(const DotShape& shape);
 //
 // `epilogue`, when set, is called with disjoint ranges [row_begin,
 // row_end) of the result's m rows that together cover all of them, each
-// once the product's rows there are final -- on the thread that computed
-// them, while they are still in its cache, for dense single-matrix
-// (batch 1) F32/F64/S32 products with a row-major (not transposed)
-// result; otherwise once with [0, m) after the whole product.
+// once the product's rows there are final: on the thread that computed
+// them, while they are still in its cache, where the product is split by
+// rows (single-matrix F32/F64/S32 products with a row-major result and
+// m >= n); after the product, split over the pool, where it is split by
+// columns; once with [0, m) after the whole product otherwise.
 using RowEpilogue = std::function<void(int64_t row_begin, int64_t row_end)>;
 absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, void* out,
                     runtime::ThreadPool* pool, void* scratch = nullptr,

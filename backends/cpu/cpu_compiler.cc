@@ -219,10 +219,12 @@ std::unique_ptr<HloComputation> ExtractOutput(const HloComputation& fused, int64
 
 // What `target` (an instruction of `fused`) computes, over `fused`'s
 // parameters and `replaced` as one more parameter (number
-// fused.num_parameters()), after `fused`'s own.
+// fused.num_parameters()), after `fused`'s own, of `replaced_shape` when
+// given (the layout its value is stored in).
 std::unique_ptr<HloComputation> WithParameterFor(const HloComputation& fused,
                                                  const HloInstruction* replaced,
-                                                 const HloInstruction* target) {
+                                                 const HloInstruction* target,
+                                                 const Shape* replaced_shape = nullptr) {
   auto computation = std::make_unique<HloComputation>(absl::StrCat(fused.name(), ".epilogue"));
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
   for (int64_t k = 0; k < fused.num_parameters(); ++k) {
@@ -231,7 +233,8 @@ std::unique_ptr<HloComputation> WithParameterFor(const HloComputation& fused,
         HloInstruction::CreateParameter(k, parameter->shape(), parameter->name()));
   }
   map[replaced] = computation->AddInstruction(HloInstruction::CreateParameter(
-      fused.num_parameters(), replaced->shape(), absl::StrCat(replaced->name(), ".value")));
+      fused.num_parameters(), replaced_shape != nullptr ? *replaced_shape : replaced->shape(),
+      absl::StrCat(replaced->name(), ".value")));
   CloneInto(target, std::move(map), computation.get());
   return computation;
 }
@@ -685,6 +688,18 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
   for (size_t i = 0; i < outputs.size() && holder < 0; ++i) {
     if (outputs[i]->shape() == dot->shape()) holder = static_cast<int64_t>(i);
   }
+  // Else any output of the dot's dimensions and type: the dot's value
+  // never leaves the fusion, so it is stored in that output's layout.
+  const Shape* stored_shape = nullptr;
+  for (size_t i = 0; i < outputs.size() && holder < 0; ++i) {
+    const Shape& candidate = outputs[i]->shape();
+    if (candidate.dimensions() == dot->shape().dimensions() &&
+        candidate.element_type() == dot->shape().element_type()) {
+      holder = static_cast<int64_t>(i);
+      stored_shape = &candidate;
+      TS_ASSIGN_OR_RETURN(shape, PlanDot(*dot, stored_shape));
+    }
+  }
   if (holder < 0) return absl::UnimplementedError("no output has the dot's shape");
   // One output of a row-major matrix GEMM: its epilogue runs per row panel
   // inside the GEMM (DotThunk), each panel while it is in cache.
@@ -696,7 +711,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
       (shape.type == F32 || shape.type == F64 || shape.type == S32) &&
       shape.type == shape.output_type && row_major_matrix &&
       result_shape.dimensions(0) == shape.m && result_shape.dimensions(1) == shape.n) {
-    std::unique_ptr<HloComputation> epilogue = WithParameterFor(fused, dot, outputs[0]);
+    std::unique_ptr<HloComputation> epilogue = WithParameterFor(fused, dot, outputs[0], stored_shape);
     if (!ElementwiseOnlyUse(epilogue->parameter_instruction(fused.num_parameters()))) {
       return absl::UnimplementedError("the epilogue reads the dot other than elementwise");
     }
@@ -724,7 +739,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
   kernel_operands.push_back(results[holder]);
   for (int64_t i : order) {
     if (outputs[i] == dot && i == holder) continue;  // the GEMM wrote it
-    std::unique_ptr<HloComputation> epilogue = WithParameterFor(fused, dot, outputs[i]);
+    std::unique_ptr<HloComputation> epilogue = WithParameterFor(fused, dot, outputs[i], stored_shape);
     if (!ElementwiseOnlyUse(epilogue->parameter_instruction(fused.num_parameters()))) {
       return absl::UnimplementedError("the epilogue reads the dot other than elementwise");
     }

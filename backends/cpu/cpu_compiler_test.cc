@@ -891,6 +891,30 @@ ENTRY main {
   EXPECT_GT(counts.native, 0);
 }
 
+// An SGD weight update as JAX writes it: w - lr * (g^T x)^T, the
+// transpose a {0,1} bitcast of the dot.  The simplifier commutes the dot
+// (transpose-of-dot) and the fused dot is stored in the output's layout,
+// its epilogue applied per row panel: no transposed pass, no fallback.
+TEST(CpuCompilerTest, WeightUpdateDotIsStoredInTheOutputLayout) {
+  Counts counts;
+  const std::string text = R"(
+HloModule sgd
+ENTRY main {
+  g = f32[64,96] parameter(0)
+  x = f32[64,48] parameter(1)
+  w = f32[48,96] parameter(2)
+  d = f32[96,48] dot(g, x), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  t = f32[48,96]{0,1} transpose(d), dimensions={1,0}
+  lr = f32[] constant(0.01)
+  lb = f32[48,96] broadcast(lr), dimensions={}
+  m = f32[48,96] multiply(t, lb)
+  ROOT r = f32[48,96] subtract(w, m)
+}
+)";
+  CheckModule(text, {}, &counts);
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text);
+}
+
 // The benchmark's gemm_bias_gelu at a test size: one kOutput fusion.
 TEST(CpuCompilerTest, GemmBiasGeluRunsNatively) {
   Counts counts;

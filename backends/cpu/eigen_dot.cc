@@ -659,7 +659,7 @@ std::optional<Orientation> Orient(const Collapsed& rows, const Collapsed& cols) 
 
 }  // namespace
 
-absl::StatusOr<DotShape> PlanDot(const HloInstruction& dot) {
+absl::StatusOr<DotShape> PlanDot(const HloInstruction& dot, const Shape* result_shape) {
   if (dot.opcode() != HloOpcode::kDot) {
     return absl::InvalidArgumentError(absl::StrCat(dot.name(), " is not a dot"));
   }
@@ -669,7 +669,13 @@ absl::StatusOr<DotShape> PlanDot(const HloInstruction& dot) {
   }
   const Shape& ls = dot.operand(0)->shape();
   const Shape& rs = dot.operand(1)->shape();
-  const Shape& os = dot.shape();
+  if (result_shape != nullptr &&
+      (result_shape->dimensions() != dot.shape().dimensions() ||
+       result_shape->element_type() != dot.shape().element_type())) {
+    return absl::InvalidArgumentError(absl::StrCat("dot ", dot.name(), ": result shape ",
+                                                   result_shape->ToString(), " is not its own"));
+  }
+  const Shape& os = result_shape != nullptr ? *result_shape : dot.shape();
   if (!ls.IsArray() || !rs.IsArray() || !os.IsArray()) {
     return absl::InvalidArgumentError(absl::StrCat("dot ", dot.name(), " is not on arrays"));
   }

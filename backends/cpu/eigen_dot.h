@@ -39,6 +39,7 @@
 namespace tessera {
 
 class HloInstruction;
+class Shape;
 
 namespace runtime {
 class ThreadPool;
@@ -169,7 +170,10 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
 // element types, non-dot instructions) is Unimplemented (or
 // InvalidArgument for a malformed dot) with the reason.  Empty results and
 // empty contractions plan as a dense zero fill (m = element count).
-absl::StatusOr<DotShape> PlanDot(const HloInstruction& dot);
+// `result_shape`, when given, replaces the dot's own (same dimensions and
+// type, another layout): for a dot inside a fusion, whose value the
+// backend may store as the fusion's output needs.
+absl::StatusOr<DotShape> PlanDot(const HloInstruction& dot, const Shape* result_shape = nullptr);
 
 namespace eigen_dot_internal {
 // For tests: when true, RunDot uses the plain-loop product even on CPUs

@@ -243,6 +243,39 @@ Result DotOfTransposes(HloInstruction* h, Rewriter& rw) {
   return rw.ReplaceWithNew(h, HloInstruction::CreateTranspose(h->shape(), swapped, {1, 0}));
 }
 
+// transpose(dot(A, B)) -> dot(B, A) for a matrix product whose only user
+// is the transpose: (A B)^T = B^T A^T, each product commuted, each sum in
+// the same order (exact), and the transposed read (a strided pass over
+// the product) is gone.  Training steps make these (the weight gradient
+// x^T g, applied to a weight stored the other way round).
+Result TransposeOfDot(HloInstruction* h, Rewriter& rw) {
+  if (!rw.options().enable_dot_transpose_folding || !IsMatrixTranspose(h)) return false;
+  HloInstruction* dot = h->operand(0);
+  if (dot->opcode() != HloOpcode::kDot || dot->user_count() != 1 || dot->IsRoot() ||
+      dot->operand_count() != 2) {
+    return false;
+  }
+  const DotDimensionNumbers& dnums = dot->dot_dimension_numbers();
+  if (!dnums.lhs_batch_dimensions.empty() || dnums.lhs_contracting_dimensions.size() != 1 ||
+      dnums.rhs_contracting_dimensions.size() != 1 || dot->shape().rank() != 2 ||
+      dot->operand(0)->shape().rank() != 2 || dot->operand(1)->shape().rank() != 2) {
+    return false;
+  }
+  DotDimensionNumbers swapped;
+  swapped.lhs_contracting_dimensions = dnums.rhs_contracting_dimensions;
+  swapped.rhs_contracting_dimensions = dnums.lhs_contracting_dimensions;
+  // The transpose's shape, layout included (a backend fusing the dot with
+  // its consumers may store it as they need).
+  auto commuted =
+      HloInstruction::CreateDot(h->shape(), dot->operand(1), dot->operand(0), swapped);
+  PrecisionConfig precision = dot->attrs().precision_config;
+  if (precision.operand_precision.size() == 2) {
+    std::swap(precision.operand_precision[0], precision.operand_precision[1]);
+  }
+  commuted->mutable_attrs().precision_config = precision;
+  return rw.ReplaceWithNew(h, std::move(commuted));
+}
+
 // One dot operand as an array laid out like the result: converted to
 // `type`, its contracting unit dimensions dropped, its batch then
 // free dimensions put in result order, broadcast into the result shape.
@@ -339,6 +372,7 @@ constexpr Rule kRules[] = {
     {HloOpcode::kDot, "dot-transpose-folding", DotTransposeFolding},
     {HloOpcode::kDot, "dot-of-transposes", DotOfTransposes},
     {HloOpcode::kDot, "dot-to-multiply", DotToMultiply},
+    {HloOpcode::kTranspose, "transpose-of-dot", TransposeOfDot},
 };
 
 }  // namespace

@@ -277,6 +277,37 @@ TEST(AlgsimpDotTest, OperandTransposesFoldIntoDimensionNumbers) {
   EXPECT_EQ(root->attrs().precision_config.operand_precision[0], Precision::kHigh);
 }
 
+TEST(AlgsimpDotTest, TransposeOfASingleUseMatrixDotCommutesTheDot) {
+  // (x^T g)^T -> g^T x: the weight gradient in the weight's orientation.
+  auto module = Parse(Module(R"(
+  g = f32[8,5] parameter(0)
+  x = f32[8,3] parameter(1)
+  d = f32[5,3] dot(g, x), lhs_contracting_dims={0}, rhs_contracting_dims={0}, operand_precision={high,default}
+  ROOT t = f32[3,5] transpose(d), dimensions={1,0})"));
+  ASSERT_TRUE(RunAlgsimp(*module));
+  ASSERT_EQ(EntryOpcodes(*module), "parameter,parameter,dot");
+  const HloInstruction* root = Root(*module);
+  EXPECT_EQ(root->operand(0)->name(), "x");
+  EXPECT_EQ(root->operand(1)->name(), "g");
+  EXPECT_EQ(root->dot_dimension_numbers().lhs_contracting_dimensions, (std::vector<int64_t>{0}));
+  EXPECT_EQ(root->dot_dimension_numbers().rhs_contracting_dimensions, (std::vector<int64_t>{0}));
+  EXPECT_EQ(root->attrs().precision_config.operand_precision[1], Precision::kHigh);
+  // A dot with another user, or a batched one, keeps its transpose.
+  EXPECT_EQ(After(Module(R"(
+  g = f32[8,5] parameter(0)
+  x = f32[8,3] parameter(1)
+  d = f32[5,3] dot(g, x), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  t = f32[3,5] transpose(d), dimensions={1,0}
+  ROOT r = (f32[5,3], f32[3,5]) tuple(d, t))")),
+            "unchanged");
+  EXPECT_EQ(After(Module(R"(
+  a = f32[2,4,3] parameter(0)
+  b = f32[2,3,4] parameter(1)
+  d = f32[2,4,4] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+  ROOT t = f32[2,4,4] transpose(d), dimensions={0,2,1})")),
+            "unchanged");
+}
+
 TEST(AlgsimpDotTest, BatchTransposeFolds) {
   auto module = Parse(Module(R"(
   a = f32[3,2,4] parameter(0)

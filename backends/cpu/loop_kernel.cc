@@ -587,6 +587,143 @@ std::optional<RowPlan> PlanRowKernel(const HloComputation& computation, const Sh
   return plan;
 }
 
+// A column kernel: one reduce that keeps its operand's minor-most
+// dimension (a bias gradient: [batch, features] -> [features]), with an
+// elementwise epilogue in its result's space.  Per tile of kColumnTile
+// consecutive results along that dimension, the kernel folds the reduced
+// dimensions (row-major, outermost loops) into a tile of accumulators,
+// whose inner loop runs along the contiguous dimension and vectorizes, then
+// applies the epilogue to the tile.  Each result still folds its elements
+// from the init value in the evaluator's order: bit for bit.
+constexpr int64_t kColumnTile = 64;
+
+struct ColumnPlan {
+  const HloInstruction* reduce = nullptr;
+  int64_t input_minor = 0;   // the operand's minor-most dimension (kept)
+  int64_t result_minor = 0;  // its position in the reduce's (and root's) result
+};
+
+std::optional<ColumnPlan> PlanColumnKernel(const HloComputation& computation,
+                                           const Shape& root_shape) {
+  const HloInstruction* reduce = nullptr;
+  for (const HloInstruction* h : computation.instructions()) {
+    if (h->opcode() != HloOpcode::kReduce) continue;
+    if (reduce != nullptr) return std::nullopt;
+    reduce = h;
+  }
+  if (reduce == nullptr || reduce->operand_count() != 2 || !reduce->shape().IsArray() ||
+      reduce->shape().rank() == 0 ||
+      reduce->shape().dimensions() != root_shape.dimensions()) {
+    return std::nullopt;
+  }
+  // Only elementwise ops between the reduce and the root: one index space.
+  std::vector<const HloInstruction*> stack = {reduce};
+  while (!stack.empty()) {
+    const HloInstruction* h = stack.back();
+    stack.pop_back();
+    for (const HloInstruction* user : h->users()) {
+      if (!user->IsElementwise() || user->shape().dimensions() != root_shape.dimensions()) {
+        return std::nullopt;
+      }
+      stack.push_back(user);
+    }
+  }
+  const Shape& input = reduce->operand(0)->shape();
+  const int64_t input_minor = llvm_ir::MinorToMajor(input)[0];
+  const std::vector<int64_t>& reduced = reduce->dimensions();
+  if (std::find(reduced.begin(), reduced.end(), input_minor) != reduced.end()) {
+    return std::nullopt;
+  }
+  ColumnPlan plan;
+  plan.reduce = reduce;
+  plan.input_minor = input_minor;
+  for (int64_t d = 0; d < input_minor; ++d) {
+    if (std::find(reduced.begin(), reduced.end(), d) == reduced.end()) ++plan.result_minor;
+  }
+  if (llvm_ir::MinorToMajor(root_shape)[0] != plan.result_minor) return std::nullopt;
+  return plan;
+}
+
+// The loops of a column kernel over the result's minor dimension, from
+// `start` to `stop`, inside the loops over its other dimensions (whose
+// indices are in `multi_index`, their part of the linear position in
+// `linear`): per tile, init, fold (reduced dimensions outermost, row-major;
+// the tile's elements innermost), then the epilogue and the stores.
+absl::Status EmitColumnTiles(const ColumnPlan& plan, llvm::Value* start, llvm::Value* stop,
+                             std::vector<llvm::Value*> multi_index, llvm::Value* linear,
+                             int64_t minor_stride, const Shape& shape,
+                             llvm::AllocaInst* accumulators,
+                             const std::shared_ptr<llvm::Value*>& tile_start,
+                             const llvm_ir::ElementGenerator& input,
+                             const llvm_ir::ElementGenerator& init,
+                             const llvm_ir::ElementGenerator& root, const IrArray& result,
+                             llvm_ir::ElementalIrEmitter* emitter, llvm::IRBuilder<>* b) {
+  llvm::Type* i64 = b->getInt64Ty();
+  auto constant = [&](int64_t v) -> llvm::Value* { return llvm::ConstantInt::get(i64, v); };
+  const HloInstruction* reduce = plan.reduce;
+  const Shape input_shape = reduce->operand(0)->shape();
+  llvm::Type* type = accumulators->getAllocatedType();
+  auto slot = [&](llvm::Value* j) { return b->CreateInBoundsGEP(type, accumulators, {j}); };
+  llvm::Value* count = b->CreateSub(stop, start);
+  llvm::Value* tiles = b->CreateUDiv(b->CreateAdd(count, constant(kColumnTile - 1)),
+                                     constant(kColumnTile));
+  llvm_ir::ForLoop tile = llvm_ir::ForLoop::Emit("tile", constant(0), tiles, b);
+  llvm::Value* first = b->CreateAdd(start, b->CreateMul(tile.induction_variable(),
+                                                        constant(kColumnTile)));
+  llvm::Value* left = b->CreateSub(stop, first);
+  llvm::Value* width = b->CreateSelect(b->CreateICmpULT(left, constant(kColumnTile)), left,
+                                       constant(kColumnTile));
+  *tile_start = first;
+  TS_ASSIGN_OR_RETURN(llvm::Value * init_value, init(IrIndex(i64)));
+  {
+    llvm_ir::ForLoop fill = llvm_ir::ForLoop::Emit("fill", constant(0), width, b);
+    b->CreateStore(init_value, slot(fill.induction_variable()));
+    fill.Finish(b);
+  }
+  // The operand's index: kept dimensions from the result's, reduced ones
+  // from their loops, the minor one from the tile.
+  const int64_t rank = input_shape.rank();
+  std::vector<bool> reduced(rank, false);
+  for (int64_t d : reduce->dimensions()) reduced[d] = true;
+  std::vector<llvm::Value*> input_index(rank, nullptr);
+  int64_t kept = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[d]) input_index[d] = multi_index[kept++];
+  }
+  std::vector<llvm_ir::ForLoop> reduce_loops;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[d]) continue;
+    reduce_loops.push_back(llvm_ir::ForLoop::Emit(absl::StrCat("column.r", d), constant(0),
+                                                  constant(input_shape.dimensions(d)), b));
+    input_index[d] = reduce_loops.back().induction_variable();
+  }
+  {
+    llvm_ir::ForLoop lane = llvm_ir::ForLoop::Emit("lane", constant(0), width, b);
+    llvm::Value* j = lane.induction_variable();
+    input_index[plan.input_minor] = b->CreateAdd(first, j);
+    TS_ASSIGN_OR_RETURN(llvm::Value * x, input(IrIndex(input_index, input_shape, i64)));
+    llvm::Value* accumulator = b->CreateLoad(type, slot(j));
+    TS_ASSIGN_OR_RETURN(llvm::Value * next,
+                        EmitReducer(*reduce->to_apply(), accumulator, x, emitter, b));
+    b->CreateStore(next, slot(j));
+    lane.Finish(b);
+  }
+  for (auto it = reduce_loops.rbegin(); it != reduce_loops.rend(); ++it) it->Finish(b);
+  {
+    llvm_ir::ForLoop lane = llvm_ir::ForLoop::Emit("store", constant(0), width, b);
+    llvm::Value* position = b->CreateAdd(first, lane.induction_variable());
+    multi_index[plan.result_minor] = position;
+    llvm::Value* at = b->CreateAdd(linear, b->CreateMul(position, constant(minor_stride)));
+    const IrIndex index(multi_index, shape, i64, at);
+    TS_ASSIGN_OR_RETURN(llvm::Value * value, root(index));
+    TS_RETURN_IF_ERROR(result.EmitWrite(index, value, b));
+    lane.Finish(b);
+  }
+  tile.Finish(b);
+  *tile_start = nullptr;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LoopKernelCompiler>> LoopKernelCompiler::Create(
@@ -646,6 +783,13 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   Shape shape = root->shape();
   if (!shape.has_layout()) shape.set_layout(Layout::Descending(shape.rank()));
   const std::optional<RowPlan> row_plan = PlanRowKernel(computation, shape);
+  const std::optional<ColumnPlan> column_plan =
+      row_plan.has_value() ? std::nullopt : PlanColumnKernel(computation, shape);
+  // Column kernels: the tile's accumulators, and where the current tile
+  // starts along the result's minor dimension (set while emitting).
+  llvm::AllocaInst* column_accumulators = nullptr;
+  auto column_tile_start = std::make_shared<llvm::Value*>(nullptr);
+  llvm_ir::ElementGenerator column_input, column_init;
   // Row kernels: each row's reduce values, once emitted at the row level.
   absl::flat_hash_map<const HloInstruction*, std::shared_ptr<llvm::Value*>> row_values;
   absl::flat_hash_map<const HloInstruction*, llvm_ir::ElementGenerator> row_reducers;
@@ -686,6 +830,27 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
         break;
       }
       case HloOpcode::kReduce: {
+        if (column_plan.has_value() && column_plan->reduce == hlo) {
+          TS_RETURN_IF_ERROR(CheckScalarReducer(*hlo));
+          TS_ASSIGN_OR_RETURN(llvm::Type * type,
+                              llvm_ir::IrValueType(hlo->shape().element_type(), context));
+          llvm::IRBuilder<> entry_builder(&body->getEntryBlock(), body->getEntryBlock().begin());
+          column_accumulators = entry_builder.CreateAlloca(
+              type, llvm::ConstantInt::get(i64, kColumnTile), "column_accumulators");
+          column_input = generators.at(hlo->operand(0));
+          column_init = generators.at(hlo->operand(1));
+          llvm::AllocaInst* accumulators = column_accumulators;
+          std::shared_ptr<llvm::Value*> tile_start = column_tile_start;
+          const int64_t minor = column_plan->result_minor;
+          generators[hlo] = [accumulators, tile_start, type, minor,
+                             &b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+            if (*tile_start == nullptr) return absl::InternalError("a column read outside a tile");
+            llvm::Value* j = b.CreateSub(index[minor], *tile_start);
+            return static_cast<llvm::Value*>(
+                b.CreateLoad(type, b.CreateInBoundsGEP(type, accumulators, {j})));
+          };
+          break;
+        }
         auto row_value = row_values.find(hlo);
         const bool per_row = row_value != row_values.end();
         ElementSink sink = nullptr;
@@ -771,11 +936,20 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
     std::vector<llvm::Value*> multi_index(rank, nullptr);
     std::vector<llvm_ir::ForLoop> loops;
     llvm::Value* linear = llvm::ConstantInt::get(i64, 0);
+    bool stored = false;
     for (int64_t k = rank - 1; k >= 0; --k) {
       const int64_t dimension = minor_to_major[k];
       llvm::Value* start = k == rank - 1 ? begin : llvm::ConstantInt::get(i64, 0);
       llvm::Value* stop =
           k == rank - 1 ? end : llvm::ConstantInt::get(i64, shape.dimensions(dimension));
+      if (column_plan.has_value() && k == 0) {
+        TS_RETURN_IF_ERROR(EmitColumnTiles(*column_plan, start, stop, multi_index, linear,
+                                           strides[dimension], shape, column_accumulators,
+                                           column_tile_start, column_input, column_init,
+                                           generator, result, emitter.get(), &b));
+        stored = true;
+        break;
+      }
       loops.push_back(llvm_ir::ForLoop::Emit(absl::StrCat("d", dimension), start, stop, &b));
       llvm::Value* iv = loops.back().induction_variable();
       multi_index[dimension] = iv;
@@ -797,9 +971,11 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
                                                "", /*HasNUW=*/true, /*HasNSW=*/true),
                            "linear", /*HasNUW=*/true, /*HasNSW=*/true);
     }
-    IrIndex index(multi_index, shape, i64, linear);
-    TS_ASSIGN_OR_RETURN(llvm::Value * value, generator(index));
-    TS_RETURN_IF_ERROR(result.EmitWrite(index, value, &b));
+    if (!stored) {
+      IrIndex index(multi_index, shape, i64, linear);
+      TS_ASSIGN_OR_RETURN(llvm::Value * value, generator(index));
+      TS_RETURN_IF_ERROR(result.EmitWrite(index, value, &b));
+    }
     for (auto it = loops.rbegin(); it != loops.rend(); ++it) it->Finish(&b);
   }
   b.CreateRetVoid();

@@ -48,6 +48,15 @@ void RunBoth(const std::string& text, const std::vector<Literal>& arguments,
 }
 
 bool SameBits(const Literal& a, const Literal& b) {
+  if (a.shape().IsTuple() || b.shape().IsTuple()) {
+    if (!a.shape().IsTuple() || !b.shape().IsTuple() || a.tuple_size() != b.tuple_size()) {
+      return false;
+    }
+    for (int64_t i = 0; i < a.tuple_size(); ++i) {
+      if (!SameBits(a.tuple_element(i), b.tuple_element(i))) return false;
+    }
+    return true;
+  }
   return a.shape().dimensions() == b.shape().dimensions() && a.size_bytes() == b.size_bytes() &&
          std::memcmp(a.untyped_data(), b.untyped_data(), a.size_bytes()) == 0;
 }
@@ -341,6 +350,72 @@ ENTRY main {
       ASSERT_TRUE(executable.ok()) << executable.status();
       EXPECT_EQ((*executable)->fallback_instruction_count(), 0)
           << absl::StrJoin((*executable)->stats().fallbacks, "\n");
+    }
+  }
+}
+
+// Column kernels: reduces that keep the operand's minor dimension (bias
+// gradients) fold tiles of results at once along it, in the evaluator's
+// order: bit for bit, with the default options too, on sizes around the
+// tile (1, 63, 64, 65, 130), several kept and reduced dimensions, an
+// epilogue, s32 and max, split over threads.
+TEST(ReductionKernelTest, ColumnKernelsMatchBitForBit) {
+  const std::string text = R"(
+HloModule columns
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+imax {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[ROWS,COLS] parameter(0)
+  bias = f32[COLS] parameter(1)
+  y = f32[3,ROWS,5,COLS] parameter(2)
+  k = s32[ROWS,COLS] parameter(3)
+  z = f32[] constant(0)
+  g = f32[COLS] reduce(x, z), dimensions={0}, to_apply=add
+  lr = f32[] constant(0.01)
+  lb = f32[COLS] broadcast(lr), dimensions={}
+  step = f32[COLS] multiply(g, lb)
+  new_bias = f32[COLS] subtract(bias, step)
+  g2 = f32[3,COLS] reduce(y, z), dimensions={1,2}, to_apply=add
+  lowest = s32[] constant(-2147483648)
+  km = s32[COLS] reduce(k, lowest), dimensions={0}, to_apply=imax
+  ROOT t = (f32[COLS], f32[3,COLS], s32[COLS]) tuple(new_bias, g2, km)
+}
+)";
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+  for (auto [rows, cols] : {std::pair<int, int>{1, 1}, {9, 63}, {16, 64}, {5, 65}, {33, 130}}) {
+    const std::string module_text =
+        absl::StrReplaceAll(text, {{"ROWS", absl::StrCat(rows)}, {"COLS", absl::StrCat(cols)}});
+    SCOPED_TRACE(absl::StrCat(rows, "x", cols));
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(module_text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    std::vector<Literal> arguments;
+    for (const HloInstruction* p : (*module)->entry_computation()->parameter_instructions()) {
+      Literal literal(p->shape());
+      for (int64_t i = 0; i < literal.element_count(); ++i) {
+        literal.SetFromDouble(i, p->shape().element_type() == S32 ? std::floor(value(rng) * 1000)
+                                                                  : value(rng));
+      }
+      arguments.push_back(std::move(literal));
+    }
+    for (bool defaults : {false, true}) {
+      CpuCompileOptions options;
+      options.parallel_min_elements = 0;
+      if (!defaults) {
+        options.polynomial_math = false;
+        options.reorder_float_reductions = false;
+      }
+      Literal cpu, reference;
+      RunBoth(module_text, arguments, options, &cpu, &reference);
+      EXPECT_TRUE(SameBits(cpu, reference)) << (defaults ? "defaults" : "exact");
     }
   }
 }

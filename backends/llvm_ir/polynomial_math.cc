@@ -185,7 +185,8 @@ class MathBuilder {
     // denormal results for very negative x).
     llvm::Value* e = Exp(b_->CreateFNeg(Abs(x)));
     llvm::Value* d = Add(C(1.0), e);
-    llvm::Value* result = Sel(b_->CreateFCmpOGE(x, C(0.0)), Div(C(1.0), d), Div(e, d));
+    // One division: the numerator is selected first (same values).
+    llvm::Value* result = Div(Sel(b_->CreateFCmpOGE(x, C(0.0)), C(1.0), e), d);
     return Sel(IsNan(x), x, result);
   }
   llvm::Value* Tanh(llvm::Value* x) {  // f32 only
@@ -195,10 +196,19 @@ class MathBuilder {
     llvm::Value* p = Horner(z, {-1.0 / 3, 2.0 / 15, -17.0 / 315, 62.0 / 2835, -1382.0 / 155925});
     llvm::Value* small = Fma(Mul(x, z), p, x);
     // Otherwise em / (em + 2), em = expm1(2|x|); saturates to 1 beyond 10.
-    llvm::Value* em = Expm1(Mul(C(2.0), ClampHigh(ax, 10.0)));
+    // 2|x| <= 20 here, so n = round(2|x| / ln2) <= 29 and
+    // expm1 = 2^n expm1(r) + (2^n - 1) with both terms exact enough: the
+    // general Expm1's clamps and large-n path are not needed.  (NaN and
+    // small |x| are selected away below.)
+    llvm::Value *n, *r;
+    Reduce(Mul(C(2.0), ClampHigh(ax, 10.0)), &n, &r);
+    // (fptosi of NaN is poison in LLVM: convert an ordered value.)
+    llvm::Value* s = Pow2(ToInt(Sel(IsNan(n), C(0.0), n)));
+    llvm::Value* em = Fma(s, Expm1Kernel(r), Sub(s, C(1.0)));
     llvm::Value* large = CopySign(Div(em, Add(em, C(2.0))), x);
     llvm::Value* result = Sel(b_->CreateFCmpOLT(ax, C(0.25)), small, large);
-    return Sel(b_->CreateFCmpOEQ(x, C(0.0)), x, result);  // tanh(±0) = ±0
+    // tanh(±0) = ±0, and NaN is its own tanh.
+    return Sel(b_->CreateFCmpUEQ(x, C(0.0)), x, result);
   }
 
  private:

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <array>
-#include <initializer_list>
 #include <cstring>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "hlo/ir/hlo_instruction.h"
 #include "hlo/ir/hlo_opcode.h"
 #include "hlo/ir/shape.h"
@@ -24,8 +24,8 @@ absl::Status Unimplemented(const HloInstruction& conv, absl::string_view why) {
 // Element strides of each dimension of `shape` per its layout (row-major
 // without one).
 absl::StatusOr<std::vector<int64_t>> ElementStrides(const HloInstruction& conv,
-                                                    const Shape& shape,
-                                                    absl::string_view what) {
+                                                    const Shape& shape, absl::string_view what,
+                                                    int64_t element_bits) {
   const int64_t rank = shape.rank();
   for (int64_t d = 0; d < rank; ++d) {
     if (shape.is_dynamic_dimension(d)) {
@@ -40,7 +40,7 @@ absl::StatusOr<std::vector<int64_t>> ElementStrides(const HloInstruction& conv,
     if (!layout.tiles.empty()) {
       return Unimplemented(conv, absl::StrCat(what, " has a tiled layout ", layout.ToString()));
     }
-    if (layout.element_size_in_bits != 0 && layout.element_size_in_bits != 32) {
+    if (layout.element_size_in_bits != 0 && layout.element_size_in_bits != element_bits) {
       return Unimplemented(conv, absl::StrCat(what, " has packed elements ", layout.ToString()));
     }
     order = layout.minor_to_major;
@@ -67,16 +67,18 @@ absl::StatusOr<std::vector<int64_t>> ElementStrides(const HloInstruction& conv,
 }
 
 // True when every (size, stride) pair with size > 1 has the expected stride.
-bool StridesMatch(std::initializer_list<std::array<int64_t, 3>> dims) {
+bool StridesMatch(const std::vector<std::array<int64_t, 3>>& dims) {
   for (const auto& [size, stride, expected] : dims) {
     if (size > 1 && stride != expected) return false;
   }
   return true;
 }
 
-// One scratch buffer per calling thread, grown as needed and reused.
-float* Scratch(int64_t elements) {
-  thread_local std::vector<float> buffer;
+// One scratch buffer per calling thread and element type, grown as needed
+// and reused.
+template <typename T>
+T* Scratch(int64_t elements) {
+  thread_local std::vector<T> buffer;
   if (static_cast<int64_t>(buffer.size()) < elements) {
     buffer.clear();
     buffer.shrink_to_fit();
@@ -94,18 +96,219 @@ void ParallelRows(runtime::ThreadPool* pool, int64_t n, int64_t min_block,
   pool->ParallelFor(n, pool->BlockSizeFor(n, min_block), fn);
 }
 
+
+// im2col for 2-D convolutions without lhs dilation, reversal or groups (the
+// common NHWC/NCHW case): row m = (n, oh, ow), column (kh, kw, c).
+template <typename T>
+void Im2Col2D(const ConvPlan& p, const T* in, T* col, runtime::ThreadPool* pool) {
+  const int64_t M = p.m(), K = p.k(), C = p.in_features;
+  const int64_t in_h = p.in_size[0], in_w = p.in_size[1];
+  const int64_t kernel_h = p.kernel_size[0], kernel_w = p.kernel_size[1];
+  const int64_t out_w = p.out_size[1], ohw = p.out_size[0] * out_w;
+  const int64_t stride_h = p.stride[0], stride_w = p.stride[1];
+  const int64_t pad_h = p.pad[0], pad_w = p.pad[1];
+  const int64_t dilation_h = p.dilation[0], dilation_w = p.dilation[1];
+  const int64_t in_stride_h = p.in_stride_s[0], in_stride_w = p.in_stride_s[1];
+  ParallelRows(pool, M, 16, [&](int64_t begin, int64_t end) {
+    for (int64_t m = begin; m < end; ++m) {
+      const int64_t n = m / ohw;
+      const int64_t oh = (m % ohw) / out_w;
+      const int64_t ow = m % out_w;
+      T* row = col + m * K;
+      const T* base = in + n * p.in_stride_n;
+      for (int64_t kh = 0; kh < kernel_h; ++kh) {
+        const int64_t ih = oh * stride_h - pad_h + kh * dilation_h;
+        for (int64_t kw = 0; kw < kernel_w; ++kw, row += C) {
+          const int64_t iw = ow * stride_w - pad_w + kw * dilation_w;
+          if (ih < 0 || ih >= in_h || iw < 0 || iw >= in_w) {
+            std::memset(row, 0, C * sizeof(T));
+            continue;
+          }
+          const T* src = base + ih * in_stride_h + iw * in_stride_w;
+          if (p.in_stride_c == 1) {
+            std::memcpy(row, src, C * sizeof(T));
+          } else {
+            for (int64_t c = 0; c < C; ++c) row[c] = src[c * p.in_stride_c];
+          }
+        }
+      }
+    }
+  });
+}
+
+// im2col for everything else: `rows` = in_batch * OS rows m = (n, output
+// position), each G * KS * Cg wide: column (g, kernel tap, c) holds input
+// feature g * Cg + c at the input position the tap reads (plan.taps), or
+// zero.
+template <typename T>
+void Im2ColGeneral(const ConvPlan& p, const T* in, T* col, int64_t rows,
+                   runtime::ThreadPool* pool) {
+  const int S = p.spatial();
+  const int64_t OS = p.out_spatial(), KS = p.kernel_elements();
+  const int64_t G = p.feature_groups, Cg = p.in_features / G;
+  const int64_t width = G * KS * Cg;
+  ParallelRows(pool, rows, 16, [&](int64_t begin, int64_t end) {
+    const int64_t* tap[ConvPlan::kMaxSpatialDimensions];
+    int64_t kidx[ConvPlan::kMaxSpatialDimensions];
+    for (int64_t m = begin; m < end; ++m) {
+      const int64_t n = m / OS;
+      int64_t r = m % OS;
+      for (int i = S - 1; i >= 0; --i) {
+        const int64_t o = r % p.out_size[i];
+        r /= p.out_size[i];
+        tap[i] = p.taps.data() + p.tap_begin[i] + o * p.kernel_size[i];
+      }
+      T* row = col + m * width;
+      const T* base = in + n * p.in_stride_n;
+      for (int64_t g = 0; g < G; ++g) {
+        const T* gbase = base + g * Cg * p.in_stride_c;
+        for (int i = 0; i < S; ++i) kidx[i] = 0;
+        for (int64_t kp = 0; kp < KS; ++kp, row += Cg) {
+          int64_t offset = 0;
+          bool valid = true;
+          for (int i = 0; i < S; ++i) {
+            const int64_t t = tap[i][kidx[i]];
+            if (t < 0) {
+              valid = false;
+              break;
+            }
+            offset += t;
+          }
+          for (int i = S - 1; i >= 0; --i) {  // next tap, row-major
+            if (++kidx[i] < p.kernel_size[i]) break;
+            kidx[i] = 0;
+          }
+          if (!valid) {
+            std::memset(row, 0, Cg * sizeof(T));
+            continue;
+          }
+          const T* src = gbase + offset;
+          if (p.in_stride_c == 1) {
+            std::memcpy(row, src, Cg * sizeof(T));
+          } else {
+            for (int64_t c = 0; c < Cg; ++c) row[c] = src[c * p.in_stride_c];
+          }
+        }
+      }
+    }
+  });
+}
+
+// Offsets of output row m = (n, output position) in the output buffer.
+int64_t OutputOffset(const ConvPlan& p, int64_t m, int64_t OS) {
+  const int64_t n = m / OS;
+  int64_t r = m % OS;
+  int64_t offset = n * p.out_stride_n;
+  for (int i = p.spatial() - 1; i >= 0; --i) {
+    offset += (r % p.out_size[i]) * p.out_stride_s[i];
+    r /= p.out_size[i];
+  }
+  return offset;
+}
+
+template <typename T>
+absl::Status Run(const ConvPlan& p, const void* input, const void* kernel, void* output,
+                 runtime::ThreadPool* pool) {
+  const T* in = static_cast<const T*>(input);
+  const T* ker = static_cast<const T*>(kernel);
+  T* out = static_cast<T*>(output);
+  const int64_t M = p.m(), K = p.k(), O = p.out_features;
+  const int64_t G = p.feature_groups, groups = p.groups(), Og = O / groups;
+  const int64_t Cg = p.in_features / G;
+  if (M == 0 || O == 0) return absl::OkStatus();
+  const int64_t OS = p.out_spatial();
+  const int64_t col_rows = p.in_batch * OS;  // batch groups: all input batches
+  const int64_t col_elems = col_rows * G * K;
+  const int64_t packed_elems = p.kernel_use == ConvPlan::KernelUse::kPacked ? K * O : 0;
+  const int64_t prod_elems = p.output_direct ? 0 : M * O;
+  T* scratch = Scratch<T>(std::max<int64_t>(1, col_elems + packed_elems + prod_elems));
+  T* col = scratch;
+  T* packed = scratch + col_elems;
+  T* prod = packed + packed_elems;
+
+  if (p.simple_2d) {
+    Im2Col2D<T>(p, in, col, pool);
+  } else {
+    Im2ColGeneral<T>(p, in, col, col_rows, pool);
+  }
+
+  const T* rhs = ker;
+  if (p.kernel_use == ConvPlan::KernelUse::kPacked) {
+    // packed[g][(kernel tap, c)][o] for output feature g * Og + o.
+    const int S = p.spatial();
+    const int64_t KS = p.kernel_elements();
+    int64_t kidx[ConvPlan::kMaxSpatialDimensions] = {};
+    for (int64_t kp = 0; kp < KS; ++kp) {
+      int64_t tap_offset = 0;
+      for (int i = 0; i < S; ++i) tap_offset += kidx[i] * p.k_stride_s[i];
+      for (int64_t g = 0; g < groups; ++g) {
+        for (int64_t c = 0; c < Cg; ++c) {
+          T* dst = packed + (g * KS + kp) * Cg * Og + c * Og;
+          const T* src = ker + tap_offset + c * p.k_stride_i + g * Og * p.k_stride_o;
+          for (int64_t o = 0; o < Og; ++o) dst[o] = src[o * p.k_stride_o];
+        }
+      }
+      for (int i = S - 1; i >= 0; --i) {
+        if (++kidx[i] < p.kernel_size[i]) break;
+        kidx[i] = 0;
+      }
+    }
+    rhs = packed;
+  }
+
+  T* gemm_out = p.output_direct ? out : prod;
+  absl::Status status = RunDot(p.gemm, col, rhs, gemm_out, pool);
+  if (!status.ok()) return status;
+
+  if (!p.output_direct) {
+    ParallelRows(pool, M, 16, [&](int64_t begin, int64_t end) {
+      for (int64_t m = begin; m < end; ++m) {
+        T* dst = out + OutputOffset(p, m, OS);
+        const T* src = prod + m * O;
+        for (int64_t o = 0; o < O; ++o) dst[o * p.out_stride_o] = src[o];
+      }
+    });
+  }
+  return absl::OkStatus();
+}
+
+int64_t Product(const std::vector<int64_t>& v) {
+  int64_t product = 1;
+  for (int64_t x : v) product *= x;
+  return product;
+}
+
+std::string Sizes(const std::vector<int64_t>& v) {
+  return v.empty() ? std::string("()") : absl::StrJoin(v, "x");
+}
+
 }  // namespace
 
+int64_t ConvPlan::out_spatial() const { return Product(out_size); }
+int64_t ConvPlan::kernel_elements() const { return Product(kernel_size); }
+
 std::string ConvPlan::ToString() const {
-  return absl::StrCat("conv N", batch, " C", in_features, " ", in_h, "x", in_w, " -> O",
-                      out_features, " ", out_h, "x", out_w, " window ", kernel_h, "x", kernel_w,
-                      " stride ", stride_h, "x", stride_w, " pad ", pad_h, "x", pad_w,
-                      " dilation ", dilation_h, "x", dilation_w, " kernel ",
-                      kernel_use == KernelUse::kDirect       ? "direct"
-                      : kernel_use == KernelUse::kTransposed ? "transposed"
-                                                             : "packed",
-                      output_direct ? " output direct" : " output scattered", " gemm ",
-                      gemm.ToString());
+  std::string s = absl::StrCat(
+      "conv ", PrimitiveTypeName(type), " N", batch, " C", in_features, " ", Sizes(in_size),
+      " -> O", out_features, " ", Sizes(out_size), " window ", Sizes(kernel_size), " stride ",
+      Sizes(stride), " pad ", Sizes(pad), " dilation ", Sizes(dilation));
+  bool any_lhs_dilation = false, any_reversal = false;
+  for (int64_t d : lhs_dilation) any_lhs_dilation |= d != 1;
+  for (bool r : reversal) any_reversal |= r;
+  if (any_lhs_dilation) absl::StrAppend(&s, " lhs_dilation ", Sizes(lhs_dilation));
+  if (any_reversal) {
+    std::vector<int64_t> flags(reversal.begin(), reversal.end());
+    absl::StrAppend(&s, " reversal ", Sizes(flags));
+  }
+  if (feature_groups != 1) absl::StrAppend(&s, " feature_groups ", feature_groups);
+  if (batch_groups != 1) absl::StrAppend(&s, " batch_groups ", batch_groups);
+  absl::StrAppend(&s, " kernel ",
+                  kernel_use == KernelUse::kDirect       ? "direct"
+                  : kernel_use == KernelUse::kTransposed ? "transposed"
+                                                         : "packed",
+                  output_direct ? " output direct" : " output scattered", " gemm ",
+                  gemm.ToString());
+  return s;
 }
 
 absl::StatusOr<ConvPlan> PlanConvolution(const HloInstruction& conv) {
@@ -115,117 +318,191 @@ absl::StatusOr<ConvPlan> PlanConvolution(const HloInstruction& conv) {
   if (!attrs.window.has_value() || !attrs.convolution_dimension_numbers.has_value()) {
     return Unimplemented(conv, "no window or dimension numbers");
   }
-  if (attrs.feature_group_count != 1) return Unimplemented(conv, "feature_group_count != 1");
-  if (attrs.batch_group_count != 1) return Unimplemented(conv, "batch_group_count != 1");
+  auto invalid = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat("convolution ", conv.name(), ": ", why));
+  };
+  const int64_t fg = attrs.feature_group_count, bg = attrs.batch_group_count;
+  if (fg < 1 || bg < 1) return invalid("feature_group_count or batch_group_count < 1");
+  if (fg > 1 && bg > 1) {
+    return Unimplemented(conv, "both feature_group_count and batch_group_count > 1");
+  }
+  if (fg > 1) return Unimplemented(conv, "feature_group_count > 1");
   const Shape& in = conv.operand(0)->shape();
   const Shape& ker = conv.operand(1)->shape();
   const Shape& out = conv.shape();
   if (!in.IsArray() || !ker.IsArray() || !out.IsArray()) return Unimplemented(conv, "non-array");
-  if (in.element_type() != F32 || ker.element_type() != F32 || out.element_type() != F32) {
-    return Unimplemented(conv, "not f32");
+  const PrimitiveType type = out.element_type();
+  if (in.element_type() != type || ker.element_type() != type) {
+    return Unimplemented(conv, absl::StrCat("mixed element types ",
+                                            PrimitiveTypeName(in.element_type()), ", ",
+                                            PrimitiveTypeName(ker.element_type()), " -> ",
+                                            PrimitiveTypeName(type)));
   }
-  if (in.rank() != 4 || ker.rank() != 4 || out.rank() != 4) {
-    return Unimplemented(conv, "not a 2-D convolution");
+  if (type != F32 && type != F64) {
+    return Unimplemented(conv, absl::StrCat("element type ", PrimitiveTypeName(type),
+                                            " (f32 and f64 only)"));
   }
+  const int64_t element_bits = type == F64 ? 64 : 32;
   const Window& window = *attrs.window;
   const ConvolutionDimensionNumbers& dn = *attrs.convolution_dimension_numbers;
-  if (window.dimensions.size() != 2 || dn.input_spatial_dimensions.size() != 2 ||
-      dn.kernel_spatial_dimensions.size() != 2 || dn.output_spatial_dimensions.size() != 2) {
-    return Unimplemented(conv, "not 2 spatial dimensions");
+  const int S = static_cast<int>(dn.input_spatial_dimensions.size());
+  if (in.rank() != S + 2 || ker.rank() != S + 2 || out.rank() != S + 2 ||
+      static_cast<int>(window.dimensions.size()) != S ||
+      static_cast<int>(dn.kernel_spatial_dimensions.size()) != S ||
+      static_cast<int>(dn.output_spatial_dimensions.size()) != S) {
+    return invalid("spatial dimension counts do not match the ranks");
+  }
+  if (S > ConvPlan::kMaxSpatialDimensions) {
+    return Unimplemented(conv, absl::StrCat(S, " spatial dimensions (at most ",
+                                            ConvPlan::kMaxSpatialDimensions, ")"));
+  }
+  {
+    auto in_range = [&](int64_t d) { return d >= 0 && d < S + 2; };
+    bool ok = in_range(dn.input_batch_dimension) && in_range(dn.input_feature_dimension) &&
+              in_range(dn.kernel_input_feature_dimension) &&
+              in_range(dn.kernel_output_feature_dimension) &&
+              in_range(dn.output_batch_dimension) && in_range(dn.output_feature_dimension);
+    for (int i = 0; i < S; ++i) {
+      ok = ok && in_range(dn.input_spatial_dimensions[i]) &&
+           in_range(dn.kernel_spatial_dimensions[i]) && in_range(dn.output_spatial_dimensions[i]);
+    }
+    if (!ok) return invalid("dimension numbers out of range");
   }
   for (const WindowDimension& w : window.dimensions) {
-    if (w.base_dilation != 1) return Unimplemented(conv, "lhs dilation");
-    if (w.window_reversal) return Unimplemented(conv, "window reversal");
-    if (w.stride < 1 || w.window_dilation < 1 || w.size < 1) {
+    if (w.stride < 1 || w.window_dilation < 1 || w.base_dilation < 1 || w.size < 1) {
       return Unimplemented(conv, "a non-positive window stride, dilation or size");
     }
   }
-  absl::StatusOr<std::vector<int64_t>> in_strides = ElementStrides(conv, in, "input");
+  absl::StatusOr<std::vector<int64_t>> in_strides =
+      ElementStrides(conv, in, "input", element_bits);
   if (!in_strides.ok()) return in_strides.status();
-  absl::StatusOr<std::vector<int64_t>> k_strides = ElementStrides(conv, ker, "kernel");
+  absl::StatusOr<std::vector<int64_t>> k_strides =
+      ElementStrides(conv, ker, "kernel", element_bits);
   if (!k_strides.ok()) return k_strides.status();
-  absl::StatusOr<std::vector<int64_t>> out_strides = ElementStrides(conv, out, "output");
+  absl::StatusOr<std::vector<int64_t>> out_strides =
+      ElementStrides(conv, out, "output", element_bits);
   if (!out_strides.ok()) return out_strides.status();
-
-  ConvPlan p;
-  p.batch = in.dimensions(dn.input_batch_dimension);
-  p.in_features = in.dimensions(dn.input_feature_dimension);
-  p.in_h = in.dimensions(dn.input_spatial_dimensions[0]);
-  p.in_w = in.dimensions(dn.input_spatial_dimensions[1]);
-  p.kernel_h = ker.dimensions(dn.kernel_spatial_dimensions[0]);
-  p.kernel_w = ker.dimensions(dn.kernel_spatial_dimensions[1]);
-  p.out_features = ker.dimensions(dn.kernel_output_feature_dimension);
-  p.out_h = out.dimensions(dn.output_spatial_dimensions[0]);
-  p.out_w = out.dimensions(dn.output_spatial_dimensions[1]);
-  if (ker.dimensions(dn.kernel_input_feature_dimension) != p.in_features ||
-      out.dimensions(dn.output_batch_dimension) != p.batch ||
-      out.dimensions(dn.output_feature_dimension) != p.out_features ||
-      window.dimensions[0].size != p.kernel_h || window.dimensions[1].size != p.kernel_w) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("convolution ", conv.name(), ": inconsistent dimension sizes"));
-  }
-  p.stride_h = window.dimensions[0].stride;
-  p.stride_w = window.dimensions[1].stride;
-  p.pad_h = window.dimensions[0].padding_low;
-  p.pad_w = window.dimensions[1].padding_low;
-  p.dilation_h = window.dimensions[0].window_dilation;
-  p.dilation_w = window.dimensions[1].window_dilation;
-  // The output's spatial sizes follow from the window.
-  const int64_t in_sizes[2] = {p.in_h, p.in_w};
-  const int64_t out_sizes[2] = {p.out_h, p.out_w};
-  for (int i = 0; i < 2; ++i) {
-    const WindowDimension& w = window.dimensions[i];
-    const int64_t padded = in_sizes[i] + w.padding_low + w.padding_high;
-    const int64_t extent = (w.size - 1) * w.window_dilation + 1;
-    const int64_t expected = padded < extent ? 0 : (padded - extent) / w.stride + 1;
-    if (expected != out_sizes[i]) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "convolution ", conv.name(), ": output spatial size ", out_sizes[i], ", expected ",
-          expected));
-    }
-  }
   const std::vector<int64_t>& is = *in_strides;
   const std::vector<int64_t>& ks = *k_strides;
   const std::vector<int64_t>& os = *out_strides;
+
+  ConvPlan p;
+  p.type = type;
+  p.feature_groups = fg;
+  p.batch_groups = bg;
+  p.in_batch = in.dimensions(dn.input_batch_dimension);
+  p.batch = out.dimensions(dn.output_batch_dimension);
+  p.in_features = in.dimensions(dn.input_feature_dimension);
+  p.out_features = ker.dimensions(dn.kernel_output_feature_dimension);
+  const int64_t Cg = ker.dimensions(dn.kernel_input_feature_dimension);
+  if (Cg * fg != p.in_features || p.out_features % fg != 0 || p.out_features % bg != 0 ||
+      p.in_batch % bg != 0 || p.batch * bg != p.in_batch ||
+      out.dimensions(dn.output_feature_dimension) != p.out_features) {
+    return invalid("inconsistent dimension sizes");
+  }
+  for (int i = 0; i < S; ++i) {
+    const WindowDimension& w = window.dimensions[i];
+    p.in_size.push_back(in.dimensions(dn.input_spatial_dimensions[i]));
+    p.kernel_size.push_back(ker.dimensions(dn.kernel_spatial_dimensions[i]));
+    p.out_size.push_back(out.dimensions(dn.output_spatial_dimensions[i]));
+    p.stride.push_back(w.stride);
+    p.pad.push_back(w.padding_low);
+    p.dilation.push_back(w.window_dilation);
+    p.lhs_dilation.push_back(w.base_dilation);
+    p.reversal.push_back(w.window_reversal);
+    p.in_stride_s.push_back(is[dn.input_spatial_dimensions[i]]);
+    p.k_stride_s.push_back(ks[dn.kernel_spatial_dimensions[i]]);
+    p.out_stride_s.push_back(os[dn.output_spatial_dimensions[i]]);
+    if (w.size != p.kernel_size[i]) return invalid("inconsistent dimension sizes");
+    // The output's spatial sizes follow from the window.
+    const int64_t dilated = p.in_size[i] == 0 ? 0 : (p.in_size[i] - 1) * w.base_dilation + 1;
+    const int64_t padded = dilated + w.padding_low + w.padding_high;
+    const int64_t extent = (w.size - 1) * w.window_dilation + 1;
+    const int64_t expected = padded < extent ? 0 : (padded - extent) / w.stride + 1;
+    if (expected != p.out_size[i]) {
+      return invalid(absl::StrCat("output spatial size ", p.out_size[i], ", expected ", expected));
+    }
+    // Taps: input offset of output position o, kernel tap k (-1: zero).
+    p.tap_begin.push_back(static_cast<int64_t>(p.taps.size()));
+    for (int64_t o = 0; o < p.out_size[i]; ++o) {
+      for (int64_t k = 0; k < w.size; ++k) {
+        const int64_t window_pos = w.window_reversal ? w.size - 1 - k : k;
+        const int64_t pos = o * w.stride - w.padding_low + window_pos * w.window_dilation;
+        int64_t offset = -1;
+        if (pos >= 0 && pos % w.base_dilation == 0 && pos / w.base_dilation < p.in_size[i]) {
+          offset = pos / w.base_dilation * p.in_stride_s[i];
+        }
+        p.taps.push_back(offset);
+      }
+    }
+  }
   p.in_stride_n = is[dn.input_batch_dimension];
   p.in_stride_c = is[dn.input_feature_dimension];
-  p.in_stride_h = is[dn.input_spatial_dimensions[0]];
-  p.in_stride_w = is[dn.input_spatial_dimensions[1]];
   p.k_stride_i = ks[dn.kernel_input_feature_dimension];
   p.k_stride_o = ks[dn.kernel_output_feature_dimension];
-  p.k_stride_h = ks[dn.kernel_spatial_dimensions[0]];
-  p.k_stride_w = ks[dn.kernel_spatial_dimensions[1]];
   p.out_stride_n = os[dn.output_batch_dimension];
   p.out_stride_o = os[dn.output_feature_dimension];
-  p.out_stride_h = os[dn.output_spatial_dimensions[0]];
-  p.out_stride_w = os[dn.output_spatial_dimensions[1]];
 
-  const int64_t C = p.in_features, O = p.out_features, KW = p.kernel_w, KH = p.kernel_h;
-  const int64_t K = p.k();
-  if (StridesMatch({{O, p.k_stride_o, 1},
-                    {C, p.k_stride_i, O},
-                    {KW, p.k_stride_w, C * O},
-                    {KH, p.k_stride_h, KW * C * O}})) {
+  bool plain = S == 2 && fg == 1 && bg == 1;
+  for (int i = 0; i < S; ++i) plain = plain && p.lhs_dilation[i] == 1 && !p.reversal[i];
+  p.simple_2d = plain;
+
+  const int64_t O = p.out_features, groups = p.groups(), Og = O / groups;
+  const int64_t K = p.k(), M = p.m();
+  // Kernel as [taps..., Cg, O] row-major (HWIO), or its transpose (OHWI).
+  std::vector<std::array<int64_t, 3>> direct = {{O, p.k_stride_o, 1}, {Cg, p.k_stride_i, O}};
+  std::vector<std::array<int64_t, 3>> transposed = {{Cg, p.k_stride_i, 1}};
+  int64_t direct_stride = Cg * O, transposed_stride = Cg;
+  for (int i = S - 1; i >= 0; --i) {
+    direct.push_back({p.kernel_size[i], p.k_stride_s[i], direct_stride});
+    transposed.push_back({p.kernel_size[i], p.k_stride_s[i], transposed_stride});
+    direct_stride *= p.kernel_size[i];
+    transposed_stride *= p.kernel_size[i];
+  }
+  transposed.push_back({O, p.k_stride_o, K});
+  if (StridesMatch(direct)) {
     p.kernel_use = ConvPlan::KernelUse::kDirect;
-  } else if (StridesMatch({{C, p.k_stride_i, 1},
-                           {KW, p.k_stride_w, C},
-                           {KH, p.k_stride_h, KW * C},
-                           {O, p.k_stride_o, K}})) {
+  } else if (StridesMatch(transposed)) {
     p.kernel_use = ConvPlan::KernelUse::kTransposed;
   } else {
     p.kernel_use = ConvPlan::KernelUse::kPacked;
   }
-  p.output_direct = StridesMatch({{O, p.out_stride_o, 1},
-                                  {p.out_w, p.out_stride_w, O},
-                                  {p.out_h, p.out_stride_h, p.out_w * O},
-                                  {p.batch, p.out_stride_n, p.out_h * p.out_w * O}});
-  p.gemm.batch = 1;
-  p.gemm.m = p.m();
+  std::vector<std::array<int64_t, 3>> out_rows = {{O, p.out_stride_o, 1}};
+  int64_t out_stride = O;
+  for (int i = S - 1; i >= 0; --i) {
+    out_rows.push_back({p.out_size[i], p.out_stride_s[i], out_stride});
+    out_stride *= p.out_size[i];
+  }
+  out_rows.push_back({p.batch, p.out_stride_n, out_stride});
+  p.output_direct = StridesMatch(out_rows);
+
+  p.gemm.batch = groups;
+  p.gemm.m = M;
   p.gemm.k = K;
-  p.gemm.n = O;
+  p.gemm.n = Og;
   p.gemm.rhs_transposed = p.kernel_use == ConvPlan::KernelUse::kTransposed;
-  p.gemm.type = F32;
-  p.gemm.output_type = F32;
+  p.gemm.type = type;
+  p.gemm.output_type = type;
+  if (groups > 1) {
+    // lhs[g]: feature groups are column blocks of each im2col row; batch
+    // groups are blocks of M rows.
+    p.gemm.lda = fg * K;
+    p.gemm.lhs_batch_stride = fg > 1 ? K : M * K;
+    switch (p.kernel_use) {
+      case ConvPlan::KernelUse::kDirect:
+        p.gemm.ldb = O;
+        p.gemm.rhs_batch_stride = Og;
+        break;
+      case ConvPlan::KernelUse::kTransposed:
+        p.gemm.ldb = K;
+        p.gemm.rhs_batch_stride = Og * K;
+        break;
+      case ConvPlan::KernelUse::kPacked:
+        break;  // dense [groups][K][Og]
+    }
+    p.gemm.ldc = O;
+    p.gemm.out_batch_stride = Og;
+  }
   absl::Status check = CheckDotShape(p.gemm);
   if (!check.ok()) return Unimplemented(conv, check.message());
   return p;
@@ -233,79 +510,15 @@ absl::StatusOr<ConvPlan> PlanConvolution(const HloInstruction& conv) {
 
 absl::Status RunConvolution(const ConvPlan& p, const void* input, const void* kernel,
                             void* output, runtime::ThreadPool* pool) {
-  const float* in = static_cast<const float*>(input);
-  const float* ker = static_cast<const float*>(kernel);
-  float* out = static_cast<float*>(output);
-  const int64_t M = p.m(), K = p.k(), O = p.out_features, C = p.in_features;
-  if (M == 0 || O == 0) return absl::OkStatus();
-  const int64_t col_elems = M * K;
-  const int64_t packed_elems = p.kernel_use == ConvPlan::KernelUse::kPacked ? K * O : 0;
-  const int64_t prod_elems = p.output_direct ? 0 : M * O;
-  float* scratch = Scratch(std::max<int64_t>(1, col_elems + packed_elems + prod_elems));
-  float* col = scratch;
-  float* packed = scratch + col_elems;
-  float* prod = packed + packed_elems;
-
-  // im2col: row m = (n, oh, ow), column (kh, kw, c).
-  const int64_t ohw = p.out_h * p.out_w;
-  ParallelRows(pool, M, 16, [&](int64_t begin, int64_t end) {
-    for (int64_t m = begin; m < end; ++m) {
-      const int64_t n = m / ohw;
-      const int64_t oh = (m % ohw) / p.out_w;
-      const int64_t ow = m % p.out_w;
-      float* row = col + m * K;
-      const float* base = in + n * p.in_stride_n;
-      for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
-        const int64_t ih = oh * p.stride_h - p.pad_h + kh * p.dilation_h;
-        for (int64_t kw = 0; kw < p.kernel_w; ++kw, row += C) {
-          const int64_t iw = ow * p.stride_w - p.pad_w + kw * p.dilation_w;
-          if (ih < 0 || ih >= p.in_h || iw < 0 || iw >= p.in_w) {
-            std::memset(row, 0, C * sizeof(float));
-            continue;
-          }
-          const float* src = base + ih * p.in_stride_h + iw * p.in_stride_w;
-          if (p.in_stride_c == 1) {
-            std::memcpy(row, src, C * sizeof(float));
-          } else {
-            for (int64_t c = 0; c < C; ++c) row[c] = src[c * p.in_stride_c];
-          }
-        }
-      }
-    }
-  });
-
-  const float* rhs = ker;
-  if (p.kernel_use == ConvPlan::KernelUse::kPacked) {
-    // packed[(kh, kw, c)][o]
-    for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
-      for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
-        for (int64_t c = 0; c < C; ++c) {
-          float* dst = packed + ((kh * p.kernel_w + kw) * C + c) * O;
-          const float* src = ker + kh * p.k_stride_h + kw * p.k_stride_w + c * p.k_stride_i;
-          for (int64_t o = 0; o < O; ++o) dst[o] = src[o * p.k_stride_o];
-        }
-      }
-    }
-    rhs = packed;
+  switch (p.type) {
+    case F32:
+      return Run<float>(p, input, kernel, output, pool);
+    case F64:
+      return Run<double>(p, input, kernel, output, pool);
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("convolution of ", PrimitiveTypeName(p.type)));
   }
-
-  float* gemm_out = p.output_direct ? out : prod;
-  absl::Status status = RunDot(p.gemm, col, rhs, gemm_out, pool);
-  if (!status.ok()) return status;
-
-  if (!p.output_direct) {
-    ParallelRows(pool, M, 16, [&](int64_t begin, int64_t end) {
-      for (int64_t m = begin; m < end; ++m) {
-        const int64_t n = m / ohw;
-        const int64_t oh = (m % ohw) / p.out_w;
-        const int64_t ow = m % p.out_w;
-        float* dst = out + n * p.out_stride_n + oh * p.out_stride_h + ow * p.out_stride_w;
-        const float* src = prod + m * O;
-        for (int64_t o = 0; o < O; ++o) dst[o * p.out_stride_o] = src[o];
-      }
-    });
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace cpu

@@ -1,34 +1,44 @@
-// 2-D convolutions on raw buffers as im2col + GEMM (RunDot), for the CPU
+// Convolutions on raw buffers as im2col + GEMM (RunDot), for the CPU
 // backend's `convolution` thunks.
 //
 //   TS_ASSIGN_OR_RETURN(ConvPlan plan, PlanConvolution(*conv));   // compile time
 //   TS_RETURN_IF_ERROR(RunConvolution(plan, input, kernel, output, pool));
 //
-// RunConvolution gathers the input windows into a [N*OH*OW, KH*KW*C]
-// row-major matrix (im2col; padding reads as zero), multiplies it by the
-// kernel as a [KH*KW*C, O] matrix through RunDot, and writes the
-// [N*OH*OW, O] product into the output's layout.  The kernel is used in
-// place when its layout already is that matrix (HWIO row-major) or its
-// transpose (OHWI); otherwise it is packed first.  The product goes
-// straight into the output when the output is laid out N,OH,OW,O
-// (NHWC row-major), else through scratch and a scatter.  Scratch is
-// per calling thread (thread_local), reused across calls.
+// RunConvolution gathers the input windows into a [N*OS, G*KS*Cg]
+// row-major matrix (im2col; OS the product of the output's spatial sizes,
+// KS that of the window's, G the feature groups, Cg = C/G; padding, the
+// holes of lhs (base) dilation and anything out of range read as zero; a
+// reversed window dimension reads its taps mirrored), multiplies it by the
+// kernel as a [KS*Cg, O] matrix (one [KS*Cg, O/G] GEMM per group, batched
+// through RunDot's strides) and writes the [N*OS, O] product into the
+// output's layout.  The kernel is used in place when its layout already is
+// that matrix (HWIO row-major) or its transpose (OHWI); otherwise it is
+// packed first.  The product goes straight into the output when the output
+// is laid out N,spatial...,O (NHWC row-major), else through scratch and a
+// scatter.  Scratch is per calling thread (thread_local), reused across
+// calls.  batch_group_count B > 1 (weight gradients of grouped
+// convolutions) is the same batched GEMM with the groups taken from blocks
+// of N/B input batch rows instead of blocks of feature columns.
 //
-// PlanConvolution accepts f32 2-D convolutions with feature_group_count
-// and batch_group_count 1, no lhs (base) dilation and no window reversal;
-// any stride, padding (negative too) and rhs (window) dilation; any
+// PlanConvolution accepts f32 and f64 convolutions with any number of
+// spatial dimensions (0 is a plain matmul), batch_group_count > 1 (not
+// yet feature_group_count > 1), any stride, padding (negative too),
+// lhs (base) and rhs (window) dilation and window reversal; any
 // dim_labels, with operand and result layouts that are plain permutations
-// (no tiles, packed elements or dynamic dimensions).  Everything else is
+// (no tiles, packed elements or dynamic dimensions).  Everything else
+// (other element types, mixed types, both kinds of groups at once) is
 // Unimplemented with the reason.
 #ifndef TESSERA_BACKENDS_CPU_CONV_THUNK_H_
 #define TESSERA_BACKENDS_CPU_CONV_THUNK_H_
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "backends/cpu/eigen_dot.h"
+#include "hlo/ir/primitive_type.h"
 
 namespace tessera {
 
@@ -41,27 +51,42 @@ class ThreadPool;
 namespace cpu {
 
 struct ConvPlan {
-  int64_t batch = 1, in_features = 1, out_features = 1;
-  int64_t in_h = 1, in_w = 1;      // input spatial sizes
-  int64_t kernel_h = 1, kernel_w = 1;
-  int64_t out_h = 1, out_w = 1;
-  int64_t stride_h = 1, stride_w = 1;
-  int64_t pad_h = 0, pad_w = 0;    // low padding (may be negative)
-  int64_t dilation_h = 1, dilation_w = 1;
+  static constexpr int kMaxSpatialDimensions = 8;
+  int64_t batch = 1;     // output batch (input batch / batch_groups)
+  int64_t in_batch = 1;  // input batch
+  int64_t in_features = 1, out_features = 1;
+  int64_t feature_groups = 1, batch_groups = 1;
+  PrimitiveType type = F32;  // of input, kernel and output
+  // One entry per spatial dimension, in dim_labels order.
+  std::vector<int64_t> in_size, kernel_size, out_size;
+  std::vector<int64_t> stride, pad, dilation, lhs_dilation;  // pad: low (may be negative)
+  std::vector<bool> reversal;
   // Element strides of each logical dimension in the buffers.
-  int64_t in_stride_n = 0, in_stride_c = 0, in_stride_h = 0, in_stride_w = 0;
-  int64_t k_stride_i = 0, k_stride_o = 0, k_stride_h = 0, k_stride_w = 0;
-  int64_t out_stride_n = 0, out_stride_o = 0, out_stride_h = 0, out_stride_w = 0;
+  int64_t in_stride_n = 0, in_stride_c = 0;
+  int64_t k_stride_i = 0, k_stride_o = 0;
+  int64_t out_stride_n = 0, out_stride_o = 0;
+  std::vector<int64_t> in_stride_s, k_stride_s, out_stride_s;
+  // Per spatial dimension i, out_size[i] * kernel_size[i] input offsets
+  // (index times in_stride_s[i]) of output position o and kernel tap k at
+  // taps[tap_begin[i] + o * kernel_size[i] + k], or -1 where that tap reads
+  // padding or a hole of the lhs dilation.
+  std::vector<int64_t> taps, tap_begin;
   // How the kernel enters the GEMM: in place as [K, O], in place as [O, K]
-  // (rhs transposed), or packed into scratch as [K, O].
+  // (rhs transposed), or packed into scratch as [K, O] per group.
   enum class KernelUse { kDirect, kTransposed, kPacked };
   KernelUse kernel_use = KernelUse::kPacked;
-  // The output is [N*OH*OW, O] row-major: the GEMM writes it directly.
+  // The output is [N*OS, O] row-major: the GEMM writes it directly.
   bool output_direct = false;
-  DotShape gemm;  // [M, K] x [K, O]
+  // 2-D, no lhs dilation, no reversal, no groups: the plain im2col loop.
+  bool simple_2d = false;
+  DotShape gemm;  // per group: [M, K] x [K, O/groups]
 
-  int64_t m() const { return batch * out_h * out_w; }
-  int64_t k() const { return kernel_h * kernel_w * in_features; }
+  int spatial() const { return static_cast<int>(in_size.size()); }
+  int64_t groups() const { return feature_groups * batch_groups; }
+  int64_t out_spatial() const;      // product of out_size
+  int64_t kernel_elements() const;  // product of kernel_size
+  int64_t m() const { return batch * out_spatial(); }               // GEMM rows
+  int64_t k() const { return kernel_elements() * (in_features / feature_groups); }  // per group
   int64_t flops() const { return gemm.flops(); }
   std::string ToString() const;
 };

@@ -1,6 +1,7 @@
 // PlanConvolution and RunConvolution against the reference evaluator: one-
 // convolution modules on seeded random inputs, buffers laid out as the
-// shapes' layouts say, compared within 1e-4 * (1 + |x|) (reordered sums).
+// shapes' layouts say, compared within 1e-4 * (1 + |x|) for f32 and
+// 1e-10 * (1 + |x|) for f64 (reordered sums).
 #include "backends/cpu/conv_thunk.h"
 
 #include <cmath>
@@ -52,9 +53,10 @@ void ForEachElement(const Shape& shape, Fn fn) {
   }
 }
 
-std::vector<float> ToPhysical(const Literal& literal, const Shape& shape) {
-  std::vector<float> data(shape.ElementCount() + 1);
-  const float* src = static_cast<const float*>(literal.untyped_data());
+template <typename T>
+std::vector<T> ToPhysical(const Literal& literal, const Shape& shape) {
+  std::vector<T> data(shape.ElementCount() + 1);
+  const T* src = static_cast<const T*>(literal.untyped_data());
   ForEachElement(shape, [&](int64_t linear, int64_t offset) { data[offset] = src[linear]; });
   return data;
 }
@@ -63,6 +65,27 @@ std::string ConvModule(absl::string_view lhs, absl::string_view rhs, absl::strin
                        absl::string_view attrs) {
   return absl::StrCat("HloModule m\n\nENTRY e {\n  a = ", lhs, " parameter(0)\n  b = ", rhs,
                       " parameter(1)\n  ROOT c = ", out, " convolution(a, b), ", attrs, "\n}\n");
+}
+
+template <typename T>
+void CompareRun(const HloInstruction& conv, const ConvPlan& plan, const std::vector<Literal>& args,
+                const Literal& expected, runtime::ThreadPool* pool, double tolerance) {
+  std::vector<T> in = ToPhysical<T>(args[0], conv.operand(0)->shape());
+  std::vector<T> ker = ToPhysical<T>(args[1], conv.operand(1)->shape());
+  std::vector<T> out(conv.shape().ElementCount() + 1, T(12345));
+  for (int run = 0; run < 2; ++run) {  // the second run reuses the scratch
+    ASSERT_TRUE(RunConvolution(plan, in.data(), ker.data(), out.data(), pool).ok());
+  }
+  const T* want = static_cast<const T*>(expected.untyped_data());
+  int failures = 0;
+  ForEachElement(conv.shape(), [&](int64_t linear, int64_t offset) {
+    const double g = out[offset], e = want[linear];
+    if (failures < 5 && !(std::fabs(g - e) <= tolerance * (1 + std::fabs(e)))) {
+      ++failures;
+      ADD_FAILURE() << "element " << linear << ": got " << g << ", evaluator " << e;
+    }
+  });
+  EXPECT_EQ(out.back(), T(12345)) << "wrote past the output";
 }
 
 void CheckConv(const std::string& text, runtime::ThreadPool* pool, uint64_t seed = 1) {
@@ -87,21 +110,11 @@ void CheckConv(const std::string& text, runtime::ThreadPool* pool, uint64_t seed
   auto expected = EvaluateModule(**module, args);
   ASSERT_TRUE(expected.ok()) << expected.status();
 
-  std::vector<float> in = ToPhysical(args[0], conv.operand(0)->shape());
-  std::vector<float> ker = ToPhysical(args[1], conv.operand(1)->shape());
-  std::vector<float> out(conv.shape().ElementCount() + 1, 12345.0f);
-  for (int run = 0; run < 2; ++run) {  // the second run reuses the scratch
-    ASSERT_TRUE(RunConvolution(*plan, in.data(), ker.data(), out.data(), pool).ok());
+  if (conv.shape().element_type() == F64) {
+    CompareRun<double>(conv, *plan, args, *expected, pool, 1e-10);
+  } else {
+    CompareRun<float>(conv, *plan, args, *expected, pool, 1e-4);
   }
-  const float* want = static_cast<const float*>(expected->untyped_data());
-  int failures = 0;
-  ForEachElement(conv.shape(), [&](int64_t linear, int64_t offset) {
-    const double g = out[offset], e = want[linear];
-    if (failures < 5 && !(std::fabs(g - e) <= 1e-4 * (1 + std::fabs(e)))) {
-      ++failures;
-      ADD_FAILURE() << "element " << linear << ": got " << g << ", evaluator " << e;
-    }
-  });
 }
 
 void CheckBoth(const std::string& text) {
@@ -185,24 +198,205 @@ TEST(ConvThunkTest, ConvBenchmarkShape) {
             pool);
 }
 
-void ExpectRejected(const std::string& text) {
+// N spatial dimensions.
+
+TEST(ConvThunkTest, ZeroDIsAMatmul) {
+  CheckBoth(ConvModule("f32[4,5]", "f32[5,6]", "f32[4,6]", "window={}, dim_labels=bf_io->bf"));
+  CheckBoth(ConvModule("f32[5,4]", "f32[6,5]", "f32[6,4]", "window={}, dim_labels=fb_oi->fb"));
+}
+
+TEST(ConvThunkTest, OneDNwcWio) {
+  CheckBoth(ConvModule("f32[2,17,5]", "f32[3,5,6]", "f32[2,17,6]",
+                       "window={size=3 pad=1_1}, dim_labels=b0f_0io->b0f"));
+}
+
+TEST(ConvThunkTest, OneDStrideDilation) {
+  CheckBoth(ConvModule("f32[3,20,4]", "f32[4,4,7]", "f32[3,6,7]",
+                       "window={size=4 stride=3 pad=2_1 rhs_dilate=2}, dim_labels=b0f_0io->b0f"));
+}
+
+TEST(ConvThunkTest, OneDNcwOiw) {
+  CheckBoth(ConvModule("f32[2,5,13]", "f32[6,5,3]", "f32[2,6,7]",
+                       "window={size=3 stride=2 pad=1_1}, dim_labels=bf0_oi0->bf0"));
+}
+
+TEST(ConvThunkTest, OneDOddSizes) {
+  // A length-1 sequence padded on both sides, batch 3.
+  CheckBoth(ConvModule("f32[3,1,7]", "f32[3,7,5]", "f32[3,3,5]",
+                       "window={size=3 pad=2_2}, dim_labels=b0f_0io->b0f"));
+}
+
+TEST(ConvThunkTest, ThreeDNdhwcDhwio) {
+  CheckBoth(ConvModule("f32[2,7,8,6,3]", "f32[3,3,2,3,4]", "f32[2,4,5,3,4]",
+                       "window={size=3x3x2 stride=2x1x2 pad=1_1x0_1x1_0 rhs_dilate=1x2x1}, "
+                       "dim_labels=b012f_012io->b012f"));
+}
+
+TEST(ConvThunkTest, ThreeDNcdhwOidhw) {
+  CheckBoth(ConvModule("f32[1,3,5,6,7]", "f32[4,3,2,2,2]", "f32[1,4,4,5,6]",
+                       "window={size=2x2x2}, dim_labels=bf012_oi012->bf012"));
+}
+
+TEST(ConvThunkTest, PlainTwoDKeepsTheSimplePath) {
+  auto module = ParseHloModule(ConvModule("f32[1,9,9,8]", "f32[3,3,8,16]", "f32[1,9,9,16]",
+                                          "window={size=3x3 pad=1_1x1_1}, "
+                                          "dim_labels=b01f_01io->b01f"));
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto plan = PlanConvolution(*(*module)->entry_computation()->root_instruction());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->simple_2d);
+  EXPECT_EQ(plan->kernel_use, ConvPlan::KernelUse::kDirect);
+  EXPECT_TRUE(plan->output_direct);
+  EXPECT_TRUE(plan->gemm.IsDense());
+}
+
+// lhs (base) dilation and window reversal.
+
+TEST(ConvThunkTest, LhsDilation2) {
+  CheckBoth(ConvModule("f32[2,5,5,3]", "f32[3,3,3,4]", "f32[2,10,10,4]",
+                       "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f"));
+}
+
+TEST(ConvThunkTest, LhsDilationWithStride) {
+  CheckBoth(ConvModule("f32[1,6,7,2]", "f32[3,2,2,3]", "f32[1,7,7,3]",
+                       "window={size=3x2 stride=2x3 pad=2_2x1_0 lhs_dilate=2x3}, "
+                       "dim_labels=b01f_01io->b01f"));
+}
+
+TEST(ConvThunkTest, LhsDilationNegativePadding1D) {
+  CheckBoth(ConvModule("f32[1,6,3]", "f32[2,3,2]", "f32[1,12,2]",
+                       "window={size=2 pad=-2_-1 lhs_dilate=3}, dim_labels=b0f_0io->b0f"));
+}
+
+TEST(ConvThunkTest, WindowReversal) {
+  CheckBoth(ConvModule("f32[2,8,9,3]", "f32[3,2,3,5]", "f32[2,8,8,5]",
+                       "window={size=3x2 pad=1_1x0_0 rhs_reversal=1x0}, "
+                       "dim_labels=b01f_01io->b01f"));
+  CheckBoth(ConvModule("f32[2,9,9,3]", "f32[3,3,3,5]", "f32[2,5,9,5]",
+                       "window={size=3x3 pad=0_0x2_2 rhs_dilate=2x2 rhs_reversal=1x1}, "
+                       "dim_labels=b01f_01io->b01f"));
+}
+
+TEST(ConvThunkTest, InputGradientOfStridedConv) {
+  // JAX's input gradient of a stride-2 3x3 SAME conv: lhs dilation, padding
+  // and a reversed kernel with swapped features (01oi).
+  CheckBoth(ConvModule("f32[2,4,4,8]", "f32[3,3,5,8]", "f32[2,8,8,5]",
+                       "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2 rhs_reversal=1x1}, "
+                       "dim_labels=b01f_01oi->b01f"));
+}
+
+// Feature groups.
+
+TEST(ConvThunkTest, DISABLED_Depthwise) {
+  CheckBoth(ConvModule("f32[2,9,9,8]", "f32[3,3,1,8]", "f32[2,9,9,8]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+                       "feature_group_count=8"));
+}
+
+TEST(ConvThunkTest, DISABLED_DepthwiseMultiplier2Stride2) {
+  CheckBoth(ConvModule("f32[1,10,10,4]", "f32[3,3,1,8]", "f32[1,5,5,8]",
+                       "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+                       "feature_group_count=4"));
+}
+
+TEST(ConvThunkTest, DISABLED_Grouped2) {
+  CheckBoth(ConvModule("f32[2,8,8,6]", "f32[3,3,3,8]", "f32[2,6,6,8]",
+                       "window={size=3x3}, dim_labels=b01f_01io->b01f, feature_group_count=2"));
+}
+
+TEST(ConvThunkTest, DISABLED_Grouped4NchwPackedScattered) {
+  CheckBoth(ConvModule("f32[2,8,7,7]", "f32[12,2,3,3]", "f32[2,12,7,7]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, "
+                       "feature_group_count=4"));
+}
+
+TEST(ConvThunkTest, DISABLED_GroupedOhwiKernelTransposed) {
+  const std::string text = ConvModule("f32[1,6,6,4]", "f32[6,3,3,2]", "f32[1,4,4,6]",
+                                      "window={size=3x3}, dim_labels=b01f_o01i->b01f, "
+                                      "feature_group_count=2");
+  auto module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto plan = PlanConvolution(*(*module)->entry_computation()->root_instruction());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->kernel_use, ConvPlan::KernelUse::kTransposed);
+  EXPECT_EQ(plan->gemm.batch, 2);
+  CheckBoth(text);
+}
+
+TEST(ConvThunkTest, DISABLED_Grouped1DAnd3D) {
+  CheckBoth(ConvModule("f32[2,11,6]", "f32[3,2,9]", "f32[2,9,9]",
+                       "window={size=3}, dim_labels=b0f_0io->b0f, feature_group_count=3"));
+  CheckBoth(ConvModule("f32[2,5,4,6,4]", "f32[2,2,3,2,6]", "f32[2,4,3,2,6]",
+                       "window={size=2x2x3 stride=1x1x2}, dim_labels=b012f_012io->b012f, "
+                       "feature_group_count=2"));
+}
+
+TEST(ConvThunkTest, DISABLED_GroupedWithLhsDilationAndReversal) {
+  CheckBoth(ConvModule("f32[2,4,4,4]", "f32[3,3,2,6]", "f32[2,8,8,6]",
+                       "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2 rhs_reversal=1x1}, "
+                       "dim_labels=b01f_01io->b01f, feature_group_count=2"));
+}
+
+// Batch groups.
+
+TEST(ConvThunkTest, BatchGroups) {
+  CheckBoth(ConvModule("f32[4,6,6,3]", "f32[3,3,3,4]", "f32[2,4,4,4]",
+                       "window={size=3x3}, dim_labels=b01f_01io->b01f, batch_group_count=2"));
+}
+
+TEST(ConvThunkTest, BatchGroupsWeightGradientOfGroupedConv) {
+  // The weight gradient of a 2-group conv (x: N=3, C=4, 6x6; dy: O=6, 4x4)
+  // as JAX writes it: lhs f01b (its "batch" the channels), rhs i01o.
+  CheckBoth(ConvModule("f32[3,6,6,4]", "f32[3,4,4,6]", "f32[3,3,2,6]",
+                       "window={size=4x4}, dim_labels=f01b_i01o->01bf, batch_group_count=2"));
+  CheckBoth(ConvModule("f32[8,5,5,3]", "f32[3,3,3,8]", "f32[1,3,3,8]",
+                       "window={size=3x3}, dim_labels=b01f_01io->b01f, batch_group_count=8"));
+}
+
+// f64.
+
+TEST(ConvThunkTest, F64) {
+  CheckBoth(ConvModule("f64[2,9,9,8]", "f64[3,3,8,16]", "f64[2,9,9,16]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"));
+  CheckBoth(ConvModule("f64[2,5,13]", "f64[6,5,3]", "f64[2,6,7]",
+                       "window={size=3 stride=2 pad=1_1}, dim_labels=bf0_oi0->bf0"));
+  CheckBoth(ConvModule("f64[2,4,4,8]", "f64[3,3,5,8]", "f64[2,8,8,5]",
+                       "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2 rhs_reversal=1x1}, "
+                       "dim_labels=b01f_01oi->b01f"));
+  CheckBoth(ConvModule("f64[4,6,6,3]", "f64[3,3,3,4]", "f64[2,4,4,4]",
+                       "window={size=3x3}, dim_labels=b01f_01io->b01f, batch_group_count=2"));
+}
+
+void ExpectRejected(const std::string& text, absl::string_view message) {
   SCOPED_TRACE(text);
   auto module = ParseHloModule(text);
   ASSERT_TRUE(module.ok()) << module.status();
   auto plan = PlanConvolution(*(*module)->entry_computation()->root_instruction());
   EXPECT_TRUE(absl::IsUnimplemented(plan.status())) << plan.status();
+  EXPECT_NE(plan.status().message().find(message), absl::string_view::npos) << plan.status();
 }
 
 TEST(ConvThunkTest, Rejections) {
+  ExpectRejected(ConvModule("f32[4,8,8,4]", "f32[3,3,2,4]", "f32[2,6,6,4]",
+                            "window={size=3x3}, dim_labels=b01f_01io->b01f, "
+                            "feature_group_count=2, batch_group_count=2"),
+                 "both feature_group_count and batch_group_count > 1");
+  ExpectRejected(ConvModule("f16[1,8,8,3]", "f16[3,3,3,4]", "f16[1,6,6,4]",
+                            "window={size=3x3}, dim_labels=b01f_01io->b01f"),
+                 "element type f16 (f32 and f64 only)");
+  ExpectRejected(ConvModule("bf16[1,8,3]", "bf16[3,3,4]", "bf16[1,6,4]",
+                            "window={size=3}, dim_labels=b0f_0io->b0f"),
+                 "element type bf16");
   ExpectRejected(ConvModule("f32[1,8,8,4]", "f32[3,3,2,4]", "f32[1,6,6,4]",
                             "window={size=3x3}, dim_labels=b01f_01io->b01f, "
-                            "feature_group_count=2"));
-  ExpectRejected(ConvModule("f32[1,4,4,2]", "f32[3,3,2,3]", "f32[1,5,5,3]",
-                            "window={size=3x3 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f"));
-  ExpectRejected(ConvModule("f32[1,8,3]", "f32[3,3,4]", "f32[1,6,4]",
-                            "window={size=3}, dim_labels=b0f_0io->b0f"));
-  ExpectRejected(ConvModule("f64[1,8,8,3]", "f64[3,3,3,4]", "f64[1,6,6,4]",
-                            "window={size=3x3}, dim_labels=b01f_01io->b01f"));
+                            "feature_group_count=2"),
+                 "feature_group_count > 1");
+  ExpectRejected(ConvModule("s32[1,8,3]", "s32[3,3,4]", "s32[1,6,4]",
+                            "window={size=3}, dim_labels=b0f_0io->b0f"),
+                 "element type s32");
+  ExpectRejected(ConvModule("f32[1,8,3]", "f64[3,3,4]", "f64[1,6,4]",
+                            "window={size=3}, dim_labels=b0f_0io->b0f"),
+                 "mixed element types f32, f64 -> f64");
 }
 
 }  // namespace

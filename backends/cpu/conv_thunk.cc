@@ -326,7 +326,6 @@ absl::StatusOr<ConvPlan> PlanConvolution(const HloInstruction& conv) {
   if (fg > 1 && bg > 1) {
     return Unimplemented(conv, "both feature_group_count and batch_group_count > 1");
   }
-  if (fg > 1) return Unimplemented(conv, "feature_group_count > 1");
   const Shape& in = conv.operand(0)->shape();
   const Shape& ker = conv.operand(1)->shape();
   const Shape& out = conv.shape();

@@ -21,8 +21,8 @@
 // of N/B input batch rows instead of blocks of feature columns.
 //
 // PlanConvolution accepts f32 and f64 convolutions with any number of
-// spatial dimensions (0 is a plain matmul), batch_group_count > 1 (not
-// yet feature_group_count > 1), any stride, padding (negative too),
+// spatial dimensions (0 is a plain matmul), feature_group_count or
+// batch_group_count > 1 (not both), any stride, padding (negative too),
 // lhs (base) and rhs (window) dilation and window reversal; any
 // dim_labels, with operand and result layouts that are plain permutations
 // (no tiles, packed elements or dynamic dimensions).  Everything else

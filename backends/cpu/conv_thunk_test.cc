@@ -287,30 +287,30 @@ TEST(ConvThunkTest, InputGradientOfStridedConv) {
 
 // Feature groups.
 
-TEST(ConvThunkTest, DISABLED_Depthwise) {
+TEST(ConvThunkTest, Depthwise) {
   CheckBoth(ConvModule("f32[2,9,9,8]", "f32[3,3,1,8]", "f32[2,9,9,8]",
                        "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
                        "feature_group_count=8"));
 }
 
-TEST(ConvThunkTest, DISABLED_DepthwiseMultiplier2Stride2) {
+TEST(ConvThunkTest, DepthwiseMultiplier2Stride2) {
   CheckBoth(ConvModule("f32[1,10,10,4]", "f32[3,3,1,8]", "f32[1,5,5,8]",
                        "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
                        "feature_group_count=4"));
 }
 
-TEST(ConvThunkTest, DISABLED_Grouped2) {
+TEST(ConvThunkTest, Grouped2) {
   CheckBoth(ConvModule("f32[2,8,8,6]", "f32[3,3,3,8]", "f32[2,6,6,8]",
                        "window={size=3x3}, dim_labels=b01f_01io->b01f, feature_group_count=2"));
 }
 
-TEST(ConvThunkTest, DISABLED_Grouped4NchwPackedScattered) {
+TEST(ConvThunkTest, Grouped4NchwPackedScattered) {
   CheckBoth(ConvModule("f32[2,8,7,7]", "f32[12,2,3,3]", "f32[2,12,7,7]",
                        "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, "
                        "feature_group_count=4"));
 }
 
-TEST(ConvThunkTest, DISABLED_GroupedOhwiKernelTransposed) {
+TEST(ConvThunkTest, GroupedOhwiKernelTransposed) {
   const std::string text = ConvModule("f32[1,6,6,4]", "f32[6,3,3,2]", "f32[1,4,4,6]",
                                       "window={size=3x3}, dim_labels=b01f_o01i->b01f, "
                                       "feature_group_count=2");
@@ -323,7 +323,7 @@ TEST(ConvThunkTest, DISABLED_GroupedOhwiKernelTransposed) {
   CheckBoth(text);
 }
 
-TEST(ConvThunkTest, DISABLED_Grouped1DAnd3D) {
+TEST(ConvThunkTest, Grouped1DAnd3D) {
   CheckBoth(ConvModule("f32[2,11,6]", "f32[3,2,9]", "f32[2,9,9]",
                        "window={size=3}, dim_labels=b0f_0io->b0f, feature_group_count=3"));
   CheckBoth(ConvModule("f32[2,5,4,6,4]", "f32[2,2,3,2,6]", "f32[2,4,3,2,6]",
@@ -331,7 +331,7 @@ TEST(ConvThunkTest, DISABLED_Grouped1DAnd3D) {
                        "feature_group_count=2"));
 }
 
-TEST(ConvThunkTest, DISABLED_GroupedWithLhsDilationAndReversal) {
+TEST(ConvThunkTest, GroupedWithLhsDilationAndReversal) {
   CheckBoth(ConvModule("f32[2,4,4,4]", "f32[3,3,2,6]", "f32[2,8,8,6]",
                        "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2 rhs_reversal=1x1}, "
                        "dim_labels=b01f_01io->b01f, feature_group_count=2"));
@@ -360,6 +360,9 @@ TEST(ConvThunkTest, F64) {
                        "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"));
   CheckBoth(ConvModule("f64[2,5,13]", "f64[6,5,3]", "f64[2,6,7]",
                        "window={size=3 stride=2 pad=1_1}, dim_labels=bf0_oi0->bf0"));
+  CheckBoth(ConvModule("f64[1,7,6,5,4]", "f64[3,2,3,2,6]", "f64[1,7,5,3,6]",
+                       "window={size=3x2x3 pad=1_1x0_0x0_0}, dim_labels=b012f_012io->b012f, "
+                       "feature_group_count=2"));
   CheckBoth(ConvModule("f64[2,4,4,8]", "f64[3,3,5,8]", "f64[2,8,8,5]",
                        "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2 rhs_reversal=1x1}, "
                        "dim_labels=b01f_01oi->b01f"));
@@ -387,10 +390,6 @@ TEST(ConvThunkTest, Rejections) {
   ExpectRejected(ConvModule("bf16[1,8,3]", "bf16[3,3,4]", "bf16[1,6,4]",
                             "window={size=3}, dim_labels=b0f_0io->b0f"),
                  "element type bf16");
-  ExpectRejected(ConvModule("f32[1,8,8,4]", "f32[3,3,2,4]", "f32[1,6,6,4]",
-                            "window={size=3x3}, dim_labels=b01f_01io->b01f, "
-                            "feature_group_count=2"),
-                 "feature_group_count > 1");
   ExpectRejected(ConvModule("s32[1,8,3]", "s32[3,3,4]", "s32[1,6,4]",
                             "window={size=3}, dim_labels=b0f_0io->b0f"),
                  "element type s32");

@@ -134,7 +134,7 @@ class CpuExecutableBuilder {
 
 namespace {
 
-// An unfused 2-D convolution as im2col + GEMM (conv_thunk.h).
+// An unfused convolution as im2col + GEMM (conv_thunk.h).
 class ConvThunk : public CpuThunk {
  public:
   ConvThunk(std::string name, ConvPlan plan, BufferSlice input, BufferSlice kernel,

@@ -995,8 +995,8 @@ ENTRY main {
 }
 )",
               {}, &counts);
-  EXPECT_EQ(counts.native, 2);
-  EXPECT_EQ(counts.fallback, 1);  // feature groups: the evaluator
+  EXPECT_EQ(counts.native, 3);  // the grouped one too
+  EXPECT_EQ(counts.fallback, 0);
 }
 
 TEST(CpuCompilerTest, WhileLoop) {

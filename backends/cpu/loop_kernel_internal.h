@@ -1,15 +1,22 @@
-// What the CPU kernel emitters (loop_kernel.cc, scatter_kernel.cc) share.
+// What the CPU kernel emitters (loop_kernel.cc, reduce_emitter.cc,
+// row_column_kernels.cc, scatter_kernel.cc, variadic_reduce_kernel.cc,
+// comparator_kernel.cc) share.
 // Includes LLVM headers: for those files only.
 #ifndef TESSERA_BACKENDS_CPU_LOOP_KERNEL_INTERNAL_H_
 #define TESSERA_BACKENDS_CPU_LOOP_KERNEL_INTERNAL_H_
 
+#include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "backends/llvm_ir/elemental_ir_emitter.h"
+#include "backends/llvm_ir/loop_emitter.h"
 #include "hlo/ir/hlo_computation.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 
 namespace tessera {
@@ -28,6 +35,85 @@ absl::StatusOr<std::vector<llvm::Value*>> EmitScalarComputation(
 absl::StatusOr<llvm::Value*> EmitReducer(const HloComputation& reducer, llvm::Value* accumulator,
                                          llvm::Value* x, llvm_ir::ElementalIrEmitter* emitter,
                                          llvm::IRBuilder<>* b);
+
+// Every transitive user of `hlo` reads each of its elements at most once
+// (elementwise ops, reshapes, transposes, slices, reverses): a generator
+// for `hlo` is not recomputed per element of a broadcast.
+bool ReadOncePerElement(const HloInstruction* hlo);
+
+// OK when `hlo` (a reduce or reduce-window) has a two-parameter reducer of
+// scalar elementwise ops on its result's element type.
+absl::Status CheckScalarReducer(const HloInstruction& hlo);
+
+// Called with each element a reduce folds in, and its index in the
+// reduce's operand (row kernels keep it, to read it again in a later pass).
+using ElementSink = std::function<absl::Status(const llvm_ir::IrIndex& index, llvm::Value* value)>;
+
+// A generator for a one-operand `reduce` whose reducer is a scalar
+// elementwise computation (reduce_emitter.cc says the two orders: the
+// evaluator's serial one, or vector lanes combined pairwise where
+// `reorder_floats` or the op allows).  `computed_once_per_row`: a row
+// kernel computes it once per row, so it may be read other than
+// elementwise.
+absl::StatusOr<llvm_ir::ElementGenerator> MakeReduceGenerator(
+    const HloInstruction* reduce, const llvm_ir::GeneratorMap& generators,
+    llvm_ir::ElementalIrEmitter* emitter, llvm::IRBuilder<>* b, bool reorder_floats,
+    bool computed_once_per_row, ElementSink sink = nullptr);
+
+// A generator for a one-input `reduce-window` in the evaluator's window
+// order.
+absl::StatusOr<llvm_ir::ElementGenerator> MakeReduceWindowGenerator(
+    const HloInstruction* hlo, const llvm_ir::GeneratorMap& generators,
+    llvm_ir::ElementalIrEmitter* emitter, llvm::IRBuilder<>* b);
+
+// A row kernel: reduces whose results are read through broadcasts (a
+// softmax's max and sum, a layer norm's mean and variance, fused with what
+// uses them) are computed once per row -- per index of the root's `rows`
+// leading dimensions -- before the loops over the rest of the row, which
+// then read them as values.  The row stays in cache between its passes, so
+// the kernel reads its input from memory once.
+struct RowPlan {
+  int64_t rows = 0;  // leading dimensions of the root that index a row
+  std::vector<const HloInstruction*> reduces;  // post order
+  // Operands of those reduces with other users in the row (a softmax's
+  // exp): kept in a per-row scratch while the reduce folds them, read from
+  // there afterwards instead of being computed again.
+  std::vector<const HloInstruction*> kept;
+  int64_t row_elements = 0;  // of the root's trailing (non-row) dimensions
+};
+
+std::optional<RowPlan> PlanRowKernel(const HloComputation& computation, const Shape& root_shape);
+
+// A column kernel: one reduce that keeps its operand's minor-most
+// dimension (a bias gradient: [batch, features] -> [features]), with an
+// elementwise epilogue in its result's space.  Per tile of kColumnTile
+// consecutive results along that dimension, the kernel folds the reduced
+// dimensions (row-major, outermost loops) into a tile of accumulators,
+// whose inner loop runs along the contiguous dimension and vectorizes, then
+// applies the epilogue to the tile.  Each result still folds its elements
+// from the init value in the evaluator's order: bit for bit.
+constexpr int64_t kColumnTile = 64;
+
+struct ColumnPlan {
+  const HloInstruction* reduce = nullptr;
+  int64_t input_minor = 0;   // the operand's minor-most dimension (kept)
+  int64_t result_minor = 0;  // its position in the reduce's (and root's) result
+};
+
+std::optional<ColumnPlan> PlanColumnKernel(const HloComputation& computation,
+                                           const Shape& root_shape);
+
+// The column kernel's loops over the result's minor dimension from `start`
+// to `stop`, inside the loops over its other dimensions (row_column_kernels.cc).
+absl::Status EmitColumnTiles(const ColumnPlan& plan, llvm::Value* start, llvm::Value* stop,
+                             std::vector<llvm::Value*> multi_index, llvm::Value* linear,
+                             int64_t minor_stride, const Shape& shape,
+                             llvm::AllocaInst* accumulators,
+                             const std::shared_ptr<llvm::Value*>& tile_start,
+                             const llvm_ir::ElementGenerator& input,
+                             const llvm_ir::ElementGenerator& init,
+                             const llvm_ir::ElementGenerator& root, const llvm_ir::IrArray& result,
+                             llvm_ir::ElementalIrEmitter* emitter, llvm::IRBuilder<>* b);
 
 // The elemental emitter kernels use: polynomial transcendentals or the C
 // library's.

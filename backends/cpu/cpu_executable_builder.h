@@ -1,0 +1,140 @@
+// CpuExecutableBuilder: turns a scheduled, buffer-assigned module into a
+// CpuExecutable's thunks, instruction by instruction: JIT loop kernels
+// (cpu_compiler.cc), GEMM, scatter, sort, top-k and variadic-reduce thunks
+// (cpu_op_thunks.cc), control flow, copies and the evaluator fallback.
+// Internal to the CPU backend.
+#ifndef TESSERA_BACKENDS_CPU_CPU_EXECUTABLE_BUILDER_H_
+#define TESSERA_BACKENDS_CPU_CPU_EXECUTABLE_BUILDER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "backends/cpu/cpu_compiler.h"
+#include "backends/cpu/cpu_executable.h"
+#include "backends/cpu/loop_kernel.h"
+#include "hlo/ir/status_macros.h"
+#include "passes/memory/buffer_assignment.h"
+#include "runtime/executable.h"
+#include "runtime/thread_pool.h"
+
+namespace tessera {
+namespace cpu {
+
+class CpuExecutableBuilder {
+ public:
+  CpuExecutableBuilder(const CpuCompileOptions& options, CpuExecutable* executable,
+                       bool runtime_only = false)
+      : options_(options), executable_(*executable), runtime_only_(runtime_only) {}
+
+  absl::Status Build();
+  absl::Status BuildSequence(const HloComputation* computation, CpuThunkSequence* thunks);
+  // While, conditional and call as thunks over the arena; nullptr where
+  // buffer assignment placed things so that they cannot be (the fallback
+  // then runs the instruction whole).
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryControlFlow(const HloInstruction* instruction);
+  bool CopyLeaves(const std::vector<ArenaLeaf>& from, const std::vector<ArenaLeaf>& to,
+                  absl::string_view name, CpuThunkSequence* thunks);
+
+  static absl::StatusOr<std::unique_ptr<CpuExecutable>> Create(std::unique_ptr<HloModule> module,
+                                                               const CpuCompileOptions& options,
+                                                               bool runtime_only = false) {
+    auto executable = std::unique_ptr<CpuExecutable>(new CpuExecutable());
+    executable->module_ = std::move(module);
+    BufferAssignmentOptions assignment_options;
+    assignment_options.alignment = Arena::kAlignment;
+    TS_ASSIGN_OR_RETURN(BufferAssignment assignment,
+                        AssignBuffers(*executable->module_, assignment_options));
+    executable->assignment_ = std::make_unique<BufferAssignment>(std::move(assignment));
+    TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernelCompiler> compiler,
+                        LoopKernelCompiler::Create(options.jit));
+    executable->kernel_compiler_ = std::move(compiler);
+    CpuExecutableBuilder builder(options, executable.get(), runtime_only);
+    TS_RETURN_IF_ERROR(builder.Build());
+    const llvm_ir::JitStats jit = executable->kernel_compiler_->jit_stats();
+    executable->stats_.llvm_modules = jit.modules;
+    executable->stats_.llvm_cache_hits = jit.cache_hits;
+    return executable;
+  }
+  static void SetCompileTime(CpuExecutable* executable, double ms) {
+    executable->stats_.compile_ms = ms;
+  }
+  // The runtime::Executable over `executable`'s thunks (which it keeps
+  // alive).
+  static absl::StatusOr<std::unique_ptr<runtime::Executable>> ToRuntime(
+      std::shared_ptr<const CpuExecutable> executable);
+
+ private:
+  absl::StatusOr<std::vector<ArenaLeaf>> Leaves(const HloInstruction* instruction) const;
+  // Where the instruction's storage is its operand's: nothing to run.
+  bool Forwards(const HloInstruction* instruction) const;
+  // A kernel thunk, or a status saying why not (then: the fallback).
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryKernel(const HloInstruction* instruction);
+  // A kLoop fusion with a tuple root: one kernel per output, run in turn.
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryMultiOutputKernel(const HloInstruction* fusion);
+  // An unfused dot through RunDot (PlanDot decides).
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryScatter(const HloInstruction* scatter);
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TrySort(const HloInstruction* sort);
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryTopK(const HloInstruction* topk);
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryVariadicReduce(const HloInstruction* reduce);
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryDot(const HloInstruction* dot);
+  // A kOutput fusion of a dot (over two of the fusion's parameters) and an
+  // elementwise epilogue: RunDot into the fusion's result, then the
+  // epilogue as a kernel over the fusion's operands and that result (read
+  // and written in place).
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryOutputFusion(const HloInstruction* fusion);
+  absl::StatusOr<std::unique_ptr<CpuThunk>> Fallback(const HloInstruction* instruction,
+                                                     std::string reason);
+  // Noalias for every buffer whose memory no other buffer of the call
+  // (only the result is written) shares; the polynomial math option.
+  LoopKernelOptions KernelOptions(const std::vector<BufferSlice>& operands,
+                                  const BufferSlice& result) const {
+    LoopKernelOptions kernel_options;
+    kernel_options.polynomial_math = options_.polynomial_math;
+    kernel_options.reorder_float_reductions = options_.reorder_float_reductions;
+    bool result_alone = true;
+    for (const BufferSlice& operand : operands) {
+      const bool overlaps = operand.Overlaps(result);
+      const bool same = operand.allocation == result.allocation &&
+                        operand.offset == result.offset && operand.size == result.size;
+      kernel_options.noalias.push_back(!overlaps);
+      kernel_options.same_as_result.push_back(same);
+      if (overlaps && !same) result_alone = false;
+    }
+    kernel_options.noalias.push_back(result_alone);
+    return kernel_options;
+  }
+  // Thread-pool blocks for a kernel writing `shape`.
+  int64_t Partitions(const Shape& shape) const {
+    if (!shape.IsArray() || shape.ElementCount() <= options_.parallel_min_elements) return 1;
+    return runtime::ThreadPool::Default().parallelism();
+  }
+
+  // The same for a kernel of `instruction` writing `shape`, where a
+  // reduction's work is its input's: by the largest of `shape` and the
+  // array operands.
+  int64_t WorkPartitions(const Shape& shape, const HloInstruction* instruction) const {
+    int64_t partitions = Partitions(shape);
+    for (const HloInstruction* operand : instruction->operands()) {
+      if (operand->shape().IsArray() && shape.IsArray() &&
+          operand->shape().ElementCount() > shape.ElementCount()) {
+        partitions = std::max(partitions, Partitions(operand->shape()));
+      }
+    }
+    return partitions;
+  }
+
+  const CpuCompileOptions& options_;
+  CpuExecutable& executable_;
+  // The arena holds only the constant allocations (the runtime::Executable
+  // binds everything else per run).
+  bool runtime_only_ = false;
+};
+
+}  // namespace cpu
+}  // namespace tessera
+
+#endif  // TESSERA_BACKENDS_CPU_CPU_EXECUTABLE_BUILDER_H_

@@ -1,0 +1,384 @@
+// The CPU backend's kernels and thunks for indexing, windowed, variadic
+// and ordering ops against the reference evaluator: pad, concatenate,
+// dynamic slices, reduce-window, gather, scatter, variadic reduce, sort,
+// top-k (bit for bit with the evaluator's results, no fallback).
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/cpu_compiler.h"
+#include "backends/cpu/cpu_test_util.h"
+#include "gtest/gtest.h"
+#include "hlo/ir/literal.h"
+#include "hlo/parser/hlo_parser.h"
+
+namespace tessera {
+namespace cpu {
+namespace {
+
+using namespace testing;  // NOLINT: the CPU test helpers
+
+// Pad (edge, negative and interior), concatenate, dynamic-slice and
+// dynamic-update-slice (start indices clamped as XLA does, signed and
+// unsigned, the update written in place over its base) in kernels, fused
+// and alone, on several element types: bit for bit with the evaluator.
+TEST(CpuOpsTest, IndexingOpsRunNatively) {
+  const std::string text = R"(
+HloModule indexing
+ENTRY main {
+  x = f32[5,7] parameter(0)
+  y = f32[5,3] parameter(1)
+  i = s32[] parameter(2)
+  j = u32[] parameter(3)
+  k = s8[6,4] parameter(4)
+  zero = f32[] constant(0.5)
+  padded = f32[12,6] pad(x, zero), padding=2_1_1x-1_0_0
+  cat = f32[5,17] concatenate(x, y, x), dimensions={1}
+  e = f32[5,17] exponential(cat)
+  ds = f32[3,4] dynamic-slice(e, i, i), dynamic_slice_sizes={3,4}
+  ds_far = f32[2,2] dynamic-slice(x, j, j), dynamic_slice_sizes={2,2}
+  neg = f32[5,7] negate(x)
+  upd = f32[5,7] dynamic-update-slice(neg, ds_far, i, i)
+  one = s8[] constant(1)
+  kb = s8[2,4] broadcast(one), dimensions={}
+  kz = s32[] constant(0)
+  kupd = s8[6,4] dynamic-update-slice(k, kb, i, kz)
+  ROOT t = (f32[12,6], f32[3,4], f32[5,7], s8[6,4], f32[2,2]) tuple(padded, ds, upd, kupd, ds_far)
+}
+)";
+  for (auto [i, j] : {std::pair<int32_t, uint32_t>{1, 2}, {-3, 100}, {4, 0}, {100, 6}}) {
+    SCOPED_TRACE(absl::StrCat("i=", i, " j=", j));
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    std::vector<Literal> arguments = RandomArguments(**module, 5);
+    arguments[2] = Literal::CreateR0<int32_t>(i);
+    arguments[3] = Literal::CreateR0<uint32_t>(j);
+    Counts counts;
+    CheckModule(text, std::move(arguments), &counts, LibmMath());
+    EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+  }
+}
+
+// Reduce-window: pooling with strides, padding (skipped, not folded),
+// window and base dilation, f32 and s32, fused with an epilogue: bit for
+// bit with the evaluator.
+TEST(CpuOpsTest, ReduceWindowsRunNatively) {
+  const std::string text = R"(
+HloModule windows
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+iadd {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+ENTRY main {
+  x = f32[2,9,11,3] parameter(0)
+  k = s32[13,7] parameter(1)
+  ninf = f32[] constant(-inf)
+  pool = f32[2,5,6,3] reduce-window(x, ninf), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, to_apply=max
+  zero = f32[] constant(0)
+  avg = f32[2,9,11,3] reduce-window(x, zero), window={size=1x3x3x1 pad=0_0x1_1x1_1x0_0}, to_apply=add
+  ninth = f32[] constant(0.111111)
+  nb = f32[2,9,11,3] broadcast(ninth), dimensions={}
+  scaled = f32[2,9,11,3] multiply(avg, nb)
+  one = s32[] constant(1)
+  dil = s32[13,5] reduce-window(k, one), window={size=3x2 stride=2x1 pad=2_2x0_1 rhs_dilate=2x3 lhs_dilate=2x1}, to_apply=iadd
+  ROOT t = (f32[2,5,6,3], f32[2,9,11,3], s32[13,5]) tuple(pool, scaled, dil)
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
+// Gather: an embedding lookup (indices out of range clamp), a 2-D index
+// vector with an implicit index_vector_dim elsewhere, and batching
+// dimensions; bit for bit with the evaluator.
+TEST(CpuOpsTest, GathersRunNatively) {
+  const std::string text = R"(
+HloModule gathers
+ENTRY main {
+  table = f32[50,16] parameter(0)
+  ids = s32[9] parameter(1)
+  rows = f32[9,16] gather(table, ids), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,16}
+  two = f32[] constant(2)
+  tb = f32[9,16] broadcast(two), dimensions={}
+  scaled = f32[9,16] multiply(rows, tb)
+  img = f32[10,12] parameter(2)
+  corners = u32[4,2] parameter(3)
+  patches = f32[4,3,5] gather(img, corners), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={3,5}
+  batched = f32[3,8,6] parameter(4)
+  which = s32[3,4] parameter(5)
+  picked = f32[3,4,6] gather(batched, which), offset_dims={2}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1,6}
+  ROOT t = (f32[9,16], f32[4,3,5], f32[3,4,6]) tuple(scaled, patches, picked)
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> arguments = RandomArguments(**module, 3);
+  arguments[1] = Literal::CreateR1<int32_t>({0, 49, 50, -1, 7, 1000, 3, 3, -100000});
+  arguments[3] = Literal::CreateFromVector<uint32_t>({4, 2}, {0, 0, 9, 11, 4000000000u, 3, 5, 6});
+  std::vector<int32_t> which(12);
+  for (int i = 0; i < 12; ++i) which[i] = (i * 5) % 11 - 1;  // -1..9: some clamp
+  arguments[5] = Literal::CreateFromVector<int32_t>({3, 4}, which);
+  Counts counts;
+  CheckModule(text, std::move(arguments), &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
+// Scatter: an embedding gradient (scatter-add of rows, repeated and
+// out-of-range indices), a non-commutative update (last write wins: the
+// evaluator's order), batching dimensions, and an in-place update of a
+// loop-carried buffer; bit for bit with the evaluator.
+TEST(CpuOpsTest, ScattersRunNatively) {
+  const std::string text = R"(
+HloModule scatters
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+second {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] subtract(b, a)
+}
+ENTRY main {
+  table = f32[20,8] parameter(0)
+  ids = s32[11] parameter(1)
+  grads = f32[11,8] parameter(2)
+  zero = f32[] constant(0)
+  zb = f32[20,8] broadcast(zero), dimensions={}
+  acc = f32[20,8] scatter(zb, ids, grads), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  moved = f32[20,8] add(table, acc)
+  base = s32[6,5] parameter(3)
+  where = s32[4,2] parameter(4)
+  vals = s32[4] parameter(5)
+  put = s32[6,5] scatter(base, where, vals), update_window_dims={}, inserted_window_dims={0,1}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=second
+  batched = f32[3,7,2] parameter(6)
+  rows = s32[3,4] parameter(7)
+  bup = f32[3,4,2] parameter(8)
+  bres = f32[3,7,2] scatter(batched, rows, bup), update_window_dims={2}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0}, index_vector_dim=2, to_apply=add
+  ROOT t = (f32[20,8], s32[6,5], f32[3,7,2]) tuple(moved, put, bres)
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> arguments = RandomArguments(**module, 9);
+  arguments[1] = Literal::CreateR1<int32_t>({3, 3, 0, 19, 20, -1, 7, 3, 12, 19, 5});
+  arguments[4] = Literal::CreateFromVector<int32_t>({4, 2}, {1, 1, 5, 4, 1, 1, 6, 0});
+  std::vector<int32_t> rows(12);
+  for (int i = 0; i < 12; ++i) rows[i] = (i * 3) % 9 - 1;  // -1..7: some skipped
+  arguments[7] = Literal::CreateFromVector<int32_t>({3, 4}, rows);
+  Counts counts;
+  CheckModule(text, std::move(arguments), &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
+// Variadic reduces: argmax over rows and argmin over columns with JAX's
+// NaN-aware reducers (first index on ties), a sum with a count, and a
+// scalar result; bit for bit with the evaluator.
+TEST(CpuOpsTest, VariadicReducesRunNatively) {
+  const std::string text = R"(
+HloModule variadic
+argmax {
+  a = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(a, b), direction=GT
+  isnan = pred[] compare(a, a), direction=NE
+  keep = pred[] or(gt, isnan)
+  eq = pred[] compare(a, b), direction=EQ
+  first = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, first)
+  take = pred[] or(keep, tie)
+  v = f32[] select(take, a, b)
+  i = s32[] select(take, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+argmin {
+  a = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  lt = pred[] compare(a, b), direction=LT
+  isnan = pred[] compare(a, a), direction=NE
+  keep = pred[] or(lt, isnan)
+  eq = pred[] compare(a, b), direction=EQ
+  first = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, first)
+  take = pred[] or(keep, tie)
+  v = f32[] select(take, a, b)
+  i = s32[] select(take, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+sumcount {
+  a = f32[] parameter(0)
+  n = s32[] parameter(1)
+  b = f32[] parameter(2)
+  m = s32[] parameter(3)
+  s = f32[] add(a, b)
+  c = s32[] add(n, m)
+  ROOT t = (f32[], s32[]) tuple(s, c)
+}
+ENTRY main {
+  x = f32[37,53] parameter(0)
+  cols = s32[37,53] iota(), iota_dimension=1
+  rows = s32[37,53] iota(), iota_dimension=0
+  ninf = f32[] constant(-inf)
+  pinf = f32[] constant(inf)
+  zero = s32[] constant(0)
+  fzero = f32[] constant(0)
+  one = s32[] constant(1)
+  ones = s32[37,53] broadcast(one), dimensions={}
+  amax = (f32[37], s32[37]) reduce(x, cols, ninf, zero), dimensions={1}, to_apply=argmax
+  amin = (f32[53], s32[53]) reduce(x, rows, pinf, zero), dimensions={0}, to_apply=argmin
+  all = (f32[], s32[]) reduce(x, ones, fzero, zero), dimensions={0,1}, to_apply=sumcount
+  v0 = f32[37] get-tuple-element(amax), index=0
+  i0 = s32[37] get-tuple-element(amax), index=1
+  i1 = s32[53] get-tuple-element(amin), index=1
+  s = f32[] get-tuple-element(all), index=0
+  c = s32[] get-tuple-element(all), index=1
+  ROOT t = (f32[37], s32[37], s32[53], f32[], s32[]) tuple(v0, i0, i1, s, c)
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> arguments = RandomArguments(**module, 4);
+  // Ties and NaNs.
+  for (int i = 0; i < 37 * 53; i += 17) arguments[0].data<float>()[i] = 0.5f;
+  arguments[0].data<float>()[100] = std::nanf("");
+  Counts counts;
+  CheckModule(text, std::move(arguments), &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
+// Sort: JAX's NaN-aware total order on f32 keys carrying s32 values,
+// along a minor and a major dimension, descending s32, pred keys, a
+// column-major operand and a comparator that is not a strict weak order;
+// element for element with the evaluator (same merge sort).
+TEST(CpuOpsTest, SortsRunNatively) {
+  const std::string text = R"(
+HloModule sorts
+total_less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ai = s32[] parameter(2)
+  bi = s32[] parameter(3)
+  ab = s32[] bitcast-convert(a)
+  bb = s32[] bitcast-convert(b)
+  zero = s32[] constant(0)
+  mask = s32[] constant(2147483647)
+  an = pred[] compare(ab, zero), direction=LT
+  bn = pred[] compare(bb, zero), direction=LT
+  ax = s32[] xor(ab, mask)
+  bx = s32[] xor(bb, mask)
+  ak = s32[] select(an, ax, ab)
+  bk = s32[] select(bn, bx, bb)
+  ROOT lt = pred[] compare(ak, bk), direction=LT
+}
+greater {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT gt = pred[] compare(a, b), direction=GT
+}
+pred_less {
+  a = pred[] parameter(0)
+  b = pred[] parameter(1)
+  na = pred[] not(a)
+  ROOT lt = pred[] and(na, b)
+}
+not_an_order {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT le = pred[] compare(a, b), direction=LE
+}
+ENTRY main {
+  x = f32[9,40] parameter(0)
+  idx = s32[9,40] iota(), iota_dimension=1
+  rows = (f32[9,40], s32[9,40]) sort(x, idx), dimensions={1}, is_stable=true, to_apply=total_less
+  cols = (f32[9,40], s32[9,40]) sort(x, idx), dimensions={0}, to_apply=total_less
+  k = s32[33,5]{0,1} parameter(1)
+  down = s32[33,5]{0,1} sort(k), dimensions={0}, to_apply=greater
+  p = pred[17] parameter(2)
+  ps = pred[17] sort(p), dimensions={0}, to_apply=pred_less
+  y = f32[21] parameter(3)
+  odd = f32[21] sort(y), dimensions={0}, to_apply=not_an_order
+  r0 = f32[9,40] get-tuple-element(rows), index=0
+  r1 = s32[9,40] get-tuple-element(rows), index=1
+  c1 = s32[9,40] get-tuple-element(cols), index=1
+  ROOT t = (f32[9,40], s32[9,40], s32[9,40], s32[33,5]{0,1}, pred[17], f32[21]) tuple(r0, r1, c1, down, ps, odd)
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> arguments = RandomArguments(**module, 6);
+  // Ties, signed zeros and NaNs among the keys; repeated values in y.
+  float* x = arguments[0].data<float>().data();
+  for (int i = 0; i < 9 * 40; i += 7) x[i] = 0.25f;
+  x[3] = -0.0f;
+  x[4] = 0.0f;
+  x[5] = std::nanf("");
+  x[6] = -std::nanf("");
+  for (int i = 0; i < 21; ++i) arguments[3].data<float>()[i] = static_cast<float>(i % 4);
+  Counts counts;
+  CheckModule(text, std::move(arguments), &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
+// topk: largest and smallest, ties (lower index first), signed zeros and
+// NaNs (a total order), f32, s32 and bf16, k = 0 and k = the row length.
+TEST(CpuOpsTest, TopKRunsNatively) {
+  const std::string text = R"(
+HloModule topks
+ENTRY main {
+  x = f32[6,50] parameter(0)
+  i = s32[3,4,10] parameter(1)
+  h = bf16[5,9] parameter(2)
+  top = (f32[6,7], s32[6,7]) topk(x), k=7, largest=true
+  bottom = (f32[6,50], s32[6,50]) topk(x), k=50, largest=false
+  itop = (s32[3,4,3], s32[3,4,3]) topk(i), k=3, largest=true
+  htop = (bf16[5,2], s32[5,2]) topk(h), k=2, largest=true
+  none = (f32[6,0], s32[6,0]) topk(x), k=0, largest=true
+  t0 = f32[6,7] get-tuple-element(top), index=0
+  t1 = s32[6,7] get-tuple-element(top), index=1
+  b0 = f32[6,50] get-tuple-element(bottom), index=0
+  b1 = s32[6,50] get-tuple-element(bottom), index=1
+  i1 = s32[3,4,3] get-tuple-element(itop), index=1
+  h0 = bf16[5,2] get-tuple-element(htop), index=0
+  n1 = s32[6,0] get-tuple-element(none), index=1
+  ROOT t = (f32[6,7], s32[6,7], f32[6,50], s32[6,50], s32[3,4,3], bf16[5,2], s32[6,0]) tuple(t0, t1, b0, b1, i1, h0, n1)
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> arguments = RandomArguments(**module, 8);
+  float* x = arguments[0].data<float>().data();
+  for (int j = 0; j < 300; j += 11) x[j] = 0.75f;
+  x[1] = std::nanf("");
+  x[2] = -std::nanf("");
+  x[3] = -0.0f;
+  x[4] = 0.0f;
+  for (int j = 0; j < 120; ++j) arguments[1].data<int32_t>()[j] = j % 5;
+  Counts counts;
+  CheckModule(text, std::move(arguments), &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tessera

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "backends/cpu/cpu_compiler.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "gtest/gtest.h"
@@ -191,41 +192,34 @@ ENTRY main {
 // Variadic reduces: argmax over rows and argmin over columns with JAX's
 // NaN-aware reducers (first index on ties), a sum with a count, and a
 // scalar result; bit for bit with the evaluator.
+// JAX's arg-reducer: keeps the accumulator when it compares `direction`
+// to the element or is NaN, and on ties the lower index.
+std::string ArgReducer(absl::string_view name, absl::string_view direction) {
+  return absl::StrReplaceAll(R"(
+NAME {
+  a = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  better = pred[] compare(a, b), direction=DIRECTION
+  isnan = pred[] compare(a, a), direction=NE
+  keep = pred[] or(better, isnan)
+  eq = pred[] compare(a, b), direction=EQ
+  first = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, first)
+  take = pred[] or(keep, tie)
+  v = f32[] select(take, a, b)
+  i = s32[] select(take, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+)", {{"NAME", name}, {"DIRECTION", direction}});
+}
+
 TEST(CpuOpsTest, VariadicReducesRunNatively) {
-  const std::string text = R"(
+  const std::string text = absl::StrReplaceAll(R"(
 HloModule variadic
-argmax {
-  a = f32[] parameter(0)
-  ai = s32[] parameter(1)
-  b = f32[] parameter(2)
-  bi = s32[] parameter(3)
-  gt = pred[] compare(a, b), direction=GT
-  isnan = pred[] compare(a, a), direction=NE
-  keep = pred[] or(gt, isnan)
-  eq = pred[] compare(a, b), direction=EQ
-  first = pred[] compare(ai, bi), direction=LT
-  tie = pred[] and(eq, first)
-  take = pred[] or(keep, tie)
-  v = f32[] select(take, a, b)
-  i = s32[] select(take, ai, bi)
-  ROOT t = (f32[], s32[]) tuple(v, i)
-}
-argmin {
-  a = f32[] parameter(0)
-  ai = s32[] parameter(1)
-  b = f32[] parameter(2)
-  bi = s32[] parameter(3)
-  lt = pred[] compare(a, b), direction=LT
-  isnan = pred[] compare(a, a), direction=NE
-  keep = pred[] or(lt, isnan)
-  eq = pred[] compare(a, b), direction=EQ
-  first = pred[] compare(ai, bi), direction=LT
-  tie = pred[] and(eq, first)
-  take = pred[] or(keep, tie)
-  v = f32[] select(take, a, b)
-  i = s32[] select(take, ai, bi)
-  ROOT t = (f32[], s32[]) tuple(v, i)
-}
+$ARGMAX
+$ARGMIN
 sumcount {
   a = f32[] parameter(0)
   n = s32[] parameter(1)
@@ -255,7 +249,7 @@ ENTRY main {
   c = s32[] get-tuple-element(all), index=1
   ROOT t = (f32[37], s32[37], s32[53], f32[], s32[]) tuple(v0, i0, i1, s, c)
 }
-)";
+)", {{"$ARGMAX", ArgReducer("argmax", "GT")}, {"$ARGMIN", ArgReducer("argmin", "LT")}});
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   ASSERT_TRUE(module.ok()) << module.status();
   std::vector<Literal> arguments = RandomArguments(**module, 4);

@@ -1,5 +1,4 @@
-// LoopKernel: the CPU backend's elementwise (kLoop) kernels in partitioned
-// form,
+// LoopKernel: the CPU backend's JIT-compiled kernels in partitioned form,
 //
 //   void kernel(void** buffers, int64_t begin, int64_t end);
 //
@@ -7,30 +6,33 @@
 // each dense in its shape's layout.  A call computes the result elements
 // whose major-most dimension (in layout order) lies in [begin, end), so
 // runtime::KernelThunk can split [0, work_size()) over the thread pool.
-// Built like backends/llvm_ir's ElementwiseKernel (elemental emitter, one
-// ORC JIT at O3 for the host), plus:
-// - f32/f64 transcendentals from PolynomialMathEmitter (vectorizable, with
-//   the ULP bounds documented in backends/llvm_ir/polynomial_math.h) unless
-//   turned off (then the C library, bit-exact with the evaluator);
-// - buffers marked noalias where the caller says no other buffer of the
-//   call writes their memory (the body takes them as `noalias` arguments
-//   and is inlined into the entry, which LLVM turns into alias scopes).
-//
-// - one-operand `reduce`s whose reducer is a scalar elementwise computation
-//   (kInput fusions: the reduce with its fused producers and an elementwise
-//   epilogue): each result element starts from the init value and folds
-//   the operand's elements in, reduced dimensions in row-major order,
-//   accumulator first, in the element type -- the evaluator's order, so
-//   results match it bit for bit (with polynomial math off) -- or, where
+// LoopKernelCompiler emits each kernel's LLVM IR (elemental emitter, loop
+// emitter) and Finalize() optimizes and compiles all of them at once, in
+// parallel, in one ORC JIT at O3 for the host.  What a kernel holds:
+// - elementwise and shape ops, pad, concatenate, dynamic slices, gather
+//   (backends/llvm_ir's element generators); f32/f64 transcendentals from
+//   PolynomialMathEmitter (vectorizable, with the ULP bounds of
+//   backends/llvm_ir/polynomial_math.h) unless turned off (then the C
+//   library, bit-exact with the evaluator);
+// - one-operand `reduce`s with a scalar elementwise reducer
+//   (reduce_emitter.cc): each result element folds its operand's elements
+//   from the init value in the evaluator's order (bit for bit), or, where
 //   the reducer is one add/multiply/max/min/and/or/xor and the innermost
 //   reduced dimension is long enough, in vector lanes combined pairwise
-//   (exact for integers and max/min; for float sums and products only
-//   with `reorder_float_reductions`; loop_kernel.cc says the order).  A reduce
-//   whose result is read other than elementwise (say, broadcast) inside
-//   the computation is Unimplemented (it would be recomputed per element).
+//   (exact for integers and max/min; float sums and products only with
+//   `reorder_float_reductions`);
+// - row kernels (row_column_kernels.cc): reduces read back over their rows
+//   through broadcasts (softmax, layer norm) computed once per row before
+//   the rest of the row; column kernels: a reduce that keeps its operand's
+//   minor dimension (bias gradients) folded in tiles along it;
+// - reduce-window, in the evaluator's window order.
+// Buffers are marked noalias where the caller says no other buffer of the
+// call writes their memory; an operand updated in place is read through
+// the result's pointer.  Scatter, variadic reduce and sort comparators are
+// compiled by their own entry points below.
 //
-// This header is free of LLVM; only loop_kernel.cc includes LLVM headers
-// (the `loop_kernel` target), so cpu_compiler stays fast to compile.
+// This header is free of LLVM; only the `loop_kernel` target's sources
+// include LLVM headers, so cpu_compiler stays fast to compile.
 #ifndef TESSERA_BACKENDS_CPU_LOOP_KERNEL_H_
 #define TESSERA_BACKENDS_CPU_LOOP_KERNEL_H_
 

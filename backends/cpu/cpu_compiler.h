@@ -5,13 +5,16 @@
 //   TS_ASSIGN_OR_RETURN(Literal result, executable->Run(arguments));
 //   // executable->stats(): instructions run natively vs on the evaluator
 //
-// Pipeline: verify, the fusion pipeline (Simplify, fusion, DCE, copy
-// insertion, scheduling; passes/fusion/fusion_pipeline.h), buffer
-// assignment (64-byte aligned slices), then one thunk per instruction of
-// the entry computation's schedule (cpu_executable.h): JIT-compiled
-// elementwise kernels (one LLVM function per kernel, all in one ORC JIT at
-// O3 for the host CPU) where backends/llvm_ir's kernel compiler accepts the
-// instruction, EvaluatorFallbackThunk elsewhere.
+// Pipeline: verify, the CPU pipeline (MakeCpuPipeline: Simplify, fusion
+// with row fusion, DCE, copy insertion, scheduling), buffer assignment
+// (64-byte aligned slices), then one thunk per instruction of the entry
+// computation's schedule (cpu_executable.h, built by
+// CpuExecutableBuilder): JIT-compiled kernels (one LLVM module per kernel,
+// optimized and compiled in parallel at O3 for the host CPU), Eigen GEMMs
+// with fused epilogues, convolution, sort and top-k thunks, control flow,
+// and the evaluator fallback for anything without a native thunk.
+// CompileForCpuExecutable consults a compilation cache first
+// (compilation_cache.h).
 #ifndef TESSERA_BACKENDS_CPU_CPU_COMPILER_H_
 #define TESSERA_BACKENDS_CPU_CPU_COMPILER_H_
 

@@ -9,19 +9,23 @@
 // result leaves back out.  Constants are written into their read-only
 // allocation once, at compile time.
 //
-// Thunks:
-// - KernelThunk: a JIT-compiled elementwise kernel (a kLoop fusion or an
-//   unfused elementwise/broadcast/iota/reshape/transpose/slice/reverse/copy
-//   op, a kInput fusion or unfused reduce folding rows in the evaluator's
-//   order) called with the addresses of its operands' and result's slices.
-// - DotThunk: a dot through Eigen's GEMM (RunDot) where PlanDot accepts it;
-//   a kOutput fusion of a dot and an elementwise epilogue is a DotThunk into
-//   the fusion's result, then a KernelThunk updating it in place.
+// Thunks (each also lowers to a runtime::Thunk for the runtime::Executable
+// path that `tessera run` and `bench` use, cpu_compiler.h):
+// - KernelThunk: a JIT-compiled LoopKernel (loop_kernel.h: loop, input
+//   and row/column fusions, unfused elementwise, shape, indexing and
+//   reduce ops, scatter, variadic reduce) on its operands' and result's
+//   slices, split over the thread pool.
+// - DotThunk: a dot through Eigen's GEMM (RunDot) where PlanDot accepts
+//   it, optionally with a kOutput fusion's epilogue kernel run per row
+//   panel inside the GEMM.
+// - SortThunk / TopKThunk: sort with a JIT comparator, top-k
+//   (sort_thunk.h); ConvThunk: im2col + GEMM (conv_thunk.h).
+// - While, conditional and call over the arena; copies; sequences.
 // - EvaluatorFallbackThunk: one instruction evaluated by the reference
-//   evaluator on literals read from the arena, its result written back
-//   (reductions, dots PlanDot rejects, gather, scatter, sort, while, conditional, call,
-//   multi-output fusions, ...).  Slow, exact; counted, so that what still
-//   runs off the native path is visible.
+//   evaluator on literals read from the arena, its result written back,
+//   for whatever has no native thunk.  Slow, exact; counted, so that what
+//   runs off the native path is visible (none of the JAX corpus or the
+//   benchmark modules does).
 //
 // Runs are serialized (one arena): Run may be called from many threads.
 #ifndef TESSERA_BACKENDS_CPU_CPU_EXECUTABLE_H_

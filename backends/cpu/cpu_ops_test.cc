@@ -373,6 +373,54 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
 }
 
+// A scan: a while loop writing one row per step into a loop-carried
+// buffer with dynamic-update-slice (in place over the buffer, so a step
+// writes only its row), including starts past the end (clamped), f32 and
+// s32 buffers.
+TEST(CpuOpsTest, ScanWritesRowsInPlace) {
+  const std::string text = R"(
+HloModule scan
+cond {
+  s = (s32[], f32[37,50], s32[9,3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(40)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[37,50], s32[9,3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  buf = f32[37,50] get-tuple-element(s), index=1
+  ibuf = s32[9,3] get-tuple-element(s), index=2
+  fi = f32[] convert(i)
+  row = f32[1,50] broadcast(fi), dimensions={}
+  iota = f32[1,50] iota(), iota_dimension=1
+  value = f32[1,50] add(row, iota)
+  zero = s32[] constant(0)
+  nbuf = f32[37,50] dynamic-update-slice(buf, value, i, zero)
+  irow = s32[1,3] broadcast(i), dimensions={}
+  three = s32[] constant(3)
+  j = s32[] remainder(i, three)
+  nibuf = s32[9,3] dynamic-update-slice(ibuf, irow, i, j)
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  ROOT t = (s32[], f32[37,50], s32[9,3]) tuple(next, nbuf, nibuf)
+}
+ENTRY main {
+  start = s32[] constant(0)
+  b = f32[37,50] parameter(0)
+  ib = s32[9,3] parameter(1)
+  init = (s32[], f32[37,50], s32[9,3]) tuple(start, b, ib)
+  w = (s32[], f32[37,50], s32[9,3]) while(init), condition=cond, body=body
+  r = f32[37,50] get-tuple-element(w), index=1
+  ri = s32[9,3] get-tuple-element(w), index=2
+  ROOT out = (f32[37,50], s32[9,3]) tuple(r, ri)
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
 }  // namespace
 }  // namespace cpu
 }  // namespace tessera

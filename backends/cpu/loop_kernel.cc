@@ -60,6 +60,59 @@ void LoopKernelCompiler::AddPending(llvm_ir::ModuleWithContext&& module, std::st
   pending_.push_back(std::move(pending));
 }
 
+namespace {
+
+// The loops of an in-place dynamic-update-slice (see Compile): over the
+// update's elements, its major-most dimension (in layout order) from
+// `begin` to `end`, each written at the clamped start plus its index.
+// Returns the work size (that dimension's extent).
+absl::StatusOr<int64_t> EmitUpdateInPlace(const HloInstruction& update_slice,
+                                          const llvm_ir::GeneratorMap& generators,
+                                          llvm::Value* begin, llvm::Value* end,
+                                          const IrArray& result, llvm::IRBuilder<>* b) {
+  llvm::Type* i64 = b->getInt64Ty();
+  auto constant = [&](int64_t v) -> llvm::Value* { return llvm::ConstantInt::get(i64, v); };
+  const Shape& shape = result.shape();
+  Shape update_shape = update_slice.operand(1)->shape();
+  if (!update_shape.has_layout()) update_shape.set_layout(Layout::Descending(update_shape.rank()));
+  const int64_t rank = shape.rank();
+  if (update_shape.rank() != rank || update_slice.operand_count() != 2 + rank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("%", update_slice.name(), ": a malformed dynamic-update-slice"));
+  }
+  // Starts clamped so that the update lies inside the buffer (XLA's rule).
+  std::vector<llvm::Value*> starts;
+  for (int64_t d = 0; d < rank; ++d) {
+    const HloInstruction* index = update_slice.operand(2 + d);
+    TS_ASSIGN_OR_RETURN(llvm::Value * value, generators.at(index)(IrIndex(i64)));
+    value = IsUnsignedIntegralType(index->shape().element_type()) ? b->CreateZExtOrTrunc(value, i64)
+                                                                  : b->CreateSExtOrTrunc(value, i64);
+    const int64_t high = shape.dimensions(d) - update_shape.dimensions(d);
+    value = b->CreateSelect(b->CreateICmpSLT(value, constant(0)), constant(0), value);
+    starts.push_back(
+        b->CreateSelect(b->CreateICmpSGT(value, constant(high)), constant(high), value));
+  }
+  const std::vector<int64_t> minor_to_major = llvm_ir::MinorToMajor(update_shape);
+  std::vector<llvm::Value*> update_index(rank, nullptr);
+  std::vector<llvm_ir::ForLoop> loops;
+  for (int64_t k = rank - 1; k >= 0; --k) {
+    const int64_t dimension = minor_to_major[k];
+    loops.push_back(llvm_ir::ForLoop::Emit(
+        absl::StrCat("u", dimension), k == rank - 1 ? begin : constant(0),
+        k == rank - 1 ? end : constant(update_shape.dimensions(dimension)), b));
+    update_index[dimension] = loops.back().induction_variable();
+  }
+  std::vector<llvm::Value*> target(rank);
+  for (int64_t d = 0; d < rank; ++d) target[d] = b->CreateAdd(starts[d], update_index[d]);
+  TS_ASSIGN_OR_RETURN(llvm::Value * value, generators.at(update_slice.operand(1))(
+                                               IrIndex(update_index, update_shape, i64)));
+  TS_RETURN_IF_ERROR(result.EmitWrite(IrIndex(target, shape, i64), value, b));
+  for (auto it = loops.rbegin(); it != loops.rend(); ++it) it->Finish(b);
+  return update_shape.dimensions(minor_to_major[rank - 1]);
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<LoopKernelCompiler>> LoopKernelCompiler::Create(
     const llvm_ir::JitOptions& options) {
   TS_ASSIGN_OR_RETURN(std::unique_ptr<llvm_ir::LlvmJit> jit, llvm_ir::LlvmJit::Create(options));
@@ -257,7 +310,21 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   IrArray result(body->getArg(buffer_count - 1), shape);
   const llvm_ir::ElementGenerator& generator = generators.at(root);
   auto kernel = std::unique_ptr<LoopKernel>(new LoopKernel());
-  if (shape.rank() == 0) {
+  // A dynamic-update-slice over its base in place (a scan writing one row
+  // per step): only the update's elements are written, so a step costs
+  // the update's size, not the buffer's.
+  const HloInstruction* base = root->opcode() == HloOpcode::kDynamicUpdateSlice
+                                   ? root->operand(0)
+                                   : nullptr;
+  const bool update_in_place =
+      base != nullptr && base->opcode() == HloOpcode::kParameter &&
+      base->parameter_number() < static_cast<int64_t>(options.same_as_result.size()) &&
+      options.same_as_result[base->parameter_number()] && shape.rank() > 0 &&
+      base->user_count() == 1;
+  if (update_in_place) {
+    TS_ASSIGN_OR_RETURN(kernel->work_size_,
+                        EmitUpdateInPlace(*root, generators, begin, end, result, &b));
+  } else if (shape.rank() == 0) {
     kernel->work_size_ = 1;
     IrIndex index({}, shape, i64, llvm::ConstantInt::get(i64, 0));
     TS_ASSIGN_OR_RETURN(llvm::Value * value, generator(index));

@@ -24,48 +24,6 @@
 namespace tessera {
 namespace cpu {
 
-
-namespace {
-
-// An unfused convolution as im2col + GEMM (conv_thunk.h).
-class ConvThunk : public CpuThunk {
- public:
-  ConvThunk(std::string name, ConvPlan plan, BufferSlice input, BufferSlice kernel,
-            BufferSlice out)
-      : CpuThunk(std::move(name)), plan_(plan), input_(input), kernel_(kernel), out_(out) {}
-  absl::Status Execute(const Arena& arena) const override {
-    return RunConvolution(plan_, arena.Address(input_), arena.Address(kernel_),
-                          arena.Address(out_), &runtime::ThreadPool::Default());
-  }
-  bool native() const override { return true; }
-  std::string ToString() const override {
-    auto slice = [](const BufferSlice& s) {
-      return absl::StrCat("a", s.allocation, "[", s.offset, ", ", s.offset + s.size, ")");
-    };
-    return absl::StrCat("convolution ", name(), " ", plan_.ToString(), " (", slice(input_), ", ",
-                        slice(kernel_), ") -> ", slice(out_));
-  }
-  std::unique_ptr<runtime::Thunk> Lower() const override {
-    const ConvPlan plan = plan_;
-    return std::make_unique<runtime::HostCallThunk>(
-        name(),
-        std::vector<runtime::BufferSlice>{ToRuntime(input_), ToRuntime(kernel_), ToRuntime(out_)},
-        [plan](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
-          runtime::ThreadPool* pool = params.thread_pool != nullptr
-                                          ? params.thread_pool
-                                          : &runtime::ThreadPool::Default();
-          return RunConvolution(plan, buffers[0], buffers[1], buffers[2], pool);
-        });
-  }
-  std::vector<BufferSlice> Slices() const override { return {input_, kernel_, out_}; }
-
- private:
-  ConvPlan plan_;
-  BufferSlice input_, kernel_, out_;
-};
-
-}  // namespace
-
 absl::StatusOr<std::vector<ArenaLeaf>> CpuExecutableBuilder::Leaves(
     const HloInstruction* instruction) const {
   std::vector<ArenaLeaf> leaves;

@@ -441,6 +441,30 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0);
 }
 
+// A convolution with its epilogue (bias and relu, as a kOutput fusion),
+// with the pre-activation kept too (multi-output), as a CNN's forward
+// layer: the convolution thunk writes the output, the epilogue runs after.
+TEST(CpuCompilerTest, ConvolutionWithEpilogueRunsNatively) {
+  Counts counts;
+  const std::string text = R"(
+HloModule conv_layer
+ENTRY main {
+  x = f32[2,12,12,8] parameter(0)
+  k = f32[3,3,8,16] parameter(1)
+  b = f32[16] parameter(2)
+  c = f32[2,12,12,16] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  bb = f32[2,12,12,16] broadcast(b), dimensions={3}
+  pre = f32[2,12,12,16] add(c, bb)
+  zero = f32[] constant(0)
+  z = f32[2,12,12,16] broadcast(zero), dimensions={}
+  act = f32[2,12,12,16] maximum(pre, z)
+  ROOT t = (f32[2,12,12,16], f32[2,12,12,16]) tuple(pre, act)
+}
+)";
+  CheckModule(text, {}, &counts);
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text);
+}
+
 TEST(CpuCompilerTest, WhileLoop) {
   Counts counts;
   CheckModule(R"(

@@ -270,6 +270,32 @@ std::unique_ptr<runtime::Thunk> DotThunk::Lower() const {
 }
 
 // ---------------------------------------------------------------------------
+// ConvThunk
+
+absl::Status ConvThunk::Execute(const Arena& arena) const {
+  return RunConvolution(plan_, arena.Address(input_), arena.Address(kernel_), arena.Address(out_),
+                        &runtime::ThreadPool::Default());
+}
+
+std::string ConvThunk::ToString() const {
+  return absl::StrCat("convolution ", name(), " ", plan_.ToString(), " (", SliceString(input_),
+                      ", ", SliceString(kernel_), ") -> ", SliceString(out_));
+}
+
+std::unique_ptr<runtime::Thunk> ConvThunk::Lower() const {
+  const ConvPlan plan = plan_;
+  return std::make_unique<runtime::HostCallThunk>(
+      name(),
+      std::vector<runtime::BufferSlice>{ToRuntime(input_), ToRuntime(kernel_), ToRuntime(out_)},
+      [plan](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
+        runtime::ThreadPool* pool = params.thread_pool != nullptr
+                                        ? params.thread_pool
+                                        : &runtime::ThreadPool::Default();
+        return RunConvolution(plan, buffers[0], buffers[1], buffers[2], pool);
+      });
+}
+
+// ---------------------------------------------------------------------------
 // SortThunk
 
 std::vector<BufferSlice> SortThunk::Slices() const {

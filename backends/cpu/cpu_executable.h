@@ -40,6 +40,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "backends/cpu/conv_thunk.h"
 #include "backends/cpu/eigen_dot.h"
 #include "backends/cpu/sort_thunk.h"
 #include "backends/cpu/loop_kernel.h"
@@ -173,6 +174,24 @@ class DotThunk : public CpuThunk {
   BufferSlice lhs_, rhs_, out_;
   std::unique_ptr<LoopKernel> epilogue_;     // null: a plain dot
   std::vector<BufferSlice> epilogue_buffers_;  // its parameters, then its result
+};
+
+// A convolution as im2col + GEMM (RunConvolution, conv_thunk.h).
+class ConvThunk : public CpuThunk {
+ public:
+  ConvThunk(std::string name, ConvPlan plan, BufferSlice input, BufferSlice kernel,
+            BufferSlice out)
+      : CpuThunk(std::move(name)), plan_(std::move(plan)), input_(input), kernel_(kernel),
+        out_(out) {}
+  absl::Status Execute(const Arena& arena) const override;
+  bool native() const override { return true; }
+  std::string ToString() const override;
+  std::unique_ptr<runtime::Thunk> Lower() const override;
+  std::vector<BufferSlice> Slices() const override { return {input_, kernel_, out_}; }
+
+ private:
+  ConvPlan plan_;
+  BufferSlice input_, kernel_, out_;
 };
 
 // A sort through RunSort (sort_thunk.h) with its JIT comparator: operands

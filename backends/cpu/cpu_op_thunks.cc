@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_executable_builder.h"
+#include "backends/cpu/conv_thunk.h"
 #include "backends/cpu/eigen_dot.h"
 #include "backends/cpu/kernel_computations.h"
 #include "backends/cpu/sort_thunk.h"
@@ -162,12 +163,14 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
     const HloInstruction* fusion) {
   if (!options_.native_dots) return absl::UnimplementedError("native dots are off");
   const HloComputation& fused = *fusion->fused_computation();
+  // (`dot` below names the hero, a dot or a convolution.)
+  // The hero: one dot (an Eigen GEMM) or convolution (im2col + GEMM).
   const HloInstruction* dot = nullptr;
   for (const HloInstruction* h : fused.instructions()) {
     if (h->opcode() == HloOpcode::kParameter || h->opcode() == HloOpcode::kConstant) continue;
     if (h->opcode() == HloOpcode::kTuple && h == fused.root_instruction()) continue;
-    if (h->opcode() == HloOpcode::kDot) {
-      if (dot != nullptr) return absl::UnimplementedError("more than one dot");
+    if (h->opcode() == HloOpcode::kDot || h->opcode() == HloOpcode::kConvolution) {
+      if (dot != nullptr) return absl::UnimplementedError("more than one dot or convolution");
       dot = h;
     } else if (!KernelCandidateOpcode(h)) {
       return absl::UnimplementedError(
@@ -175,7 +178,8 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
                        ") in the epilogue"));
     }
   }
-  if (dot == nullptr) return absl::UnimplementedError("no dot");
+  if (dot == nullptr) return absl::UnimplementedError("no dot or convolution");
+  const bool convolution = dot->opcode() == HloOpcode::kConvolution;
   if (dot->operand_count() != 2 || dot->operand(0)->opcode() != HloOpcode::kParameter ||
       dot->operand(1)->opcode() != HloOpcode::kParameter) {
     return absl::UnimplementedError("the dot's operands are not the fusion's parameters");
@@ -186,7 +190,13 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
       fusion->operand(rhs_number)->shape() != dot->operand(1)->shape()) {
     return absl::UnimplementedError("the dot's operand layouts are not the fusion's");
   }
-  TS_ASSIGN_OR_RETURN(DotShape shape, PlanDot(*dot));
+  DotShape shape;
+  ConvPlan conv_plan;
+  if (convolution) {
+    TS_ASSIGN_OR_RETURN(conv_plan, PlanConvolution(*dot));
+  } else {
+    TS_ASSIGN_OR_RETURN(shape, PlanDot(*dot));
+  }
   std::vector<BufferSlice> operands;
   for (const HloInstruction* operand : fusion->operands()) {
     if (!operand->shape().IsArray()) return absl::UnimplementedError("a non-array operand");
@@ -244,7 +254,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
   // Else any output of the dot's dimensions and type: the dot's value
   // never leaves the fusion, so it is stored in that output's layout.
   const Shape* stored_shape = nullptr;
-  for (size_t i = 0; i < outputs.size() && holder < 0; ++i) {
+  for (size_t i = 0; i < outputs.size() && holder < 0 && !convolution; ++i) {
     const Shape& candidate = outputs[i]->shape();
     if (candidate.dimensions() == dot->shape().dimensions() &&
         candidate.element_type() == dot->shape().element_type()) {
@@ -260,7 +270,8 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
   const bool row_major_matrix =
       result_shape.rank() == 2 &&
       (!result_shape.has_layout() || result_shape.layout().minor_to_major == std::vector<int64_t>{1, 0});
-  if (outputs.size() == 1 && outputs[0] != dot && shape.batch == 1 && !shape.out_transposed &&
+  if (!convolution && outputs.size() == 1 && outputs[0] != dot && shape.batch == 1 &&
+      !shape.out_transposed &&
       (shape.type == F32 || shape.type == F64 || shape.type == S32) &&
       shape.type == shape.output_type && row_major_matrix &&
       result_shape.dimensions(0) == shape.m && result_shape.dimensions(1) == shape.n) {
@@ -280,9 +291,15 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
         std::move(kernel), std::move(kernel_buffers)));
   }
   std::vector<std::unique_ptr<CpuThunk>> steps;
-  steps.push_back(std::make_unique<DotThunk>(absl::StrCat(fusion->name(), ".dot"), shape,
-                                             operands[lhs_number], operands[rhs_number],
-                                             results[holder]));
+  if (convolution) {
+    steps.push_back(std::make_unique<ConvThunk>(absl::StrCat(fusion->name(), ".convolution"),
+                                                conv_plan, operands[lhs_number],
+                                                operands[rhs_number], results[holder]));
+  } else {
+    steps.push_back(std::make_unique<DotThunk>(absl::StrCat(fusion->name(), ".dot"), shape,
+                                               operands[lhs_number], operands[rhs_number],
+                                               results[holder]));
+  }
   std::vector<int64_t> order;
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (static_cast<int64_t>(i) != holder) order.push_back(static_cast<int64_t>(i));

@@ -103,6 +103,9 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
   }
   if (instruction->opcode() == HloOpcode::kDot) return TryDot(instruction);
   if (instruction->opcode() == HloOpcode::kScatter) return TryScatter(instruction);
+  if (instruction->opcode() == HloOpcode::kSelectAndScatter) {
+    return TrySelectAndScatter(instruction);
+  }
   if (instruction->opcode() == HloOpcode::kConvolution) {
     if (!options_.native_dots) return absl::UnimplementedError("native dots are off");
     TS_ASSIGN_OR_RETURN(ConvPlan plan, PlanConvolution(*instruction));

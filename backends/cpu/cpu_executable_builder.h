@@ -77,6 +77,7 @@ class CpuExecutableBuilder {
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryMultiOutputKernel(const HloInstruction* fusion);
   // An unfused dot through RunDot (PlanDot decides).
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryScatter(const HloInstruction* scatter);
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TrySelectAndScatter(const HloInstruction* hlo);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TrySort(const HloInstruction* sort);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryTopK(const HloInstruction* topk);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryVariadicReduce(const HloInstruction* reduce);

@@ -115,6 +115,27 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TrySort(
       std::move(results)));
 }
 
+absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TrySelectAndScatter(
+    const HloInstruction* hlo) {
+  std::vector<BufferSlice> operands;
+  for (const HloInstruction* operand : hlo->operands()) {
+    if (!operand->shape().IsArray()) return absl::UnimplementedError("a non-array operand");
+    TS_ASSIGN_OR_RETURN(BufferSlice slice, executable_.assignment_->GetSlice(operand, {}));
+    operands.push_back(slice);
+  }
+  TS_ASSIGN_OR_RETURN(BufferSlice result, executable_.assignment_->GetSlice(hlo, {}));
+  for (const BufferSlice& operand : operands) {
+    if (operand.Overlaps(result)) {
+      return absl::UnimplementedError("the select-and-scatter's result overlaps an operand");
+    }
+  }
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
+                      executable_.kernel_compiler_->CompileSelectAndScatter(
+                          *hlo, KernelOptions(operands, result)));
+  return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
+      hlo->name(), std::move(kernel), std::move(operands), result, /*partitions=*/1));
+}
+
 absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryScatter(
     const HloInstruction* scatter) {
   std::vector<BufferSlice> operands;

@@ -421,6 +421,48 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
 }
 
+// Select-and-scatter: JAX's max-pool gradient (ge select, add scatter)
+// with strides and SAME padding and overlapping windows, and a min select
+// with a non-commutative scatter; element for element with the evaluator.
+TEST(CpuOpsTest, SelectAndScatterRunsNatively) {
+  const std::string text = R"(
+HloModule pool_grad
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+le {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=LE
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+sub {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] subtract(a, b)
+}
+ENTRY main {
+  x = f32[2,11,13,3] parameter(0)
+  g = f32[2,6,7,3] parameter(1)
+  zero = f32[] constant(0)
+  pooled = f32[2,11,13,3] select-and-scatter(x, g, zero), window={size=1x2x2x1 stride=1x2x2x1 pad=0_0x0_1x0_1x0_0}, select=ge, scatter=add
+  g2 = f32[2,5,6,3] parameter(2)
+  one = f32[] constant(1)
+  overlapping = f32[2,11,13,3] select-and-scatter(x, g2, one), window={size=1x3x3x1 stride=1x2x2x1}, select=le, scatter=sub
+  ROOT t = (f32[2,11,13,3], f32[2,11,13,3]) tuple(pooled, overlapping)
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
 }  // namespace
 }  // namespace cpu
 }  // namespace tessera

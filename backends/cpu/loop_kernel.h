@@ -116,6 +116,14 @@ class LoopKernelCompiler {
   absl::StatusOr<std::unique_ptr<LoopKernel>> CompileScatter(const HloInstruction& scatter,
                                                              const LoopKernelOptions& options);
 
+  // A kernel for an unfused `select-and-scatter` (max-pool gradients;
+  // select_and_scatter_kernel.cc): buffers [operand, source, init, result],
+  // work size 1 (windows may overlap: source elements run serially, in the
+  // evaluator's order).  Unimplemented for dilated windows and
+  // non-scalar-elementwise select/scatter computations.
+  absl::StatusOr<std::unique_ptr<LoopKernel>> CompileSelectAndScatter(
+      const HloInstruction& hlo, const LoopKernelOptions& options);
+
   // A sort comparator (comparator_kernel.cc; sort_thunk.h runs it):
   // `uint8_t less(const void* const* lhs, const void* const* rhs)`, where lhs[k] / rhs[k] point at operand k's two elements (of
   // `types[k]`, PRED as a byte); it evaluates `comparator`, whose parameters

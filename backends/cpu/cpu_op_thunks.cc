@@ -133,7 +133,8 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TrySelectAndScat
                       executable_.kernel_compiler_->CompileSelectAndScatter(
                           *hlo, KernelOptions(operands, result)));
   return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
-      hlo->name(), std::move(kernel), std::move(operands), result, /*partitions=*/1));
+      hlo->name(), std::move(kernel), std::move(operands), result,
+      WorkPartitions(hlo->shape(), hlo)));
 }
 
 absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryScatter(

@@ -461,6 +461,10 @@ ENTRY main {
   Counts counts;
   CheckModule(text, {}, &counts, LibmMath());
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+  // Split over threads (the pooling one partitions its batch dimension).
+  CpuCompileOptions split = LibmMath();
+  split.parallel_min_elements = 0;
+  CheckModule(text, {}, &counts, split);
 }
 
 }  // namespace

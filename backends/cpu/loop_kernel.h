@@ -117,9 +117,10 @@ class LoopKernelCompiler {
                                                              const LoopKernelOptions& options);
 
   // A kernel for an unfused `select-and-scatter` (max-pool gradients;
-  // select_and_scatter_kernel.cc): buffers [operand, source, init, result],
-  // work size 1 (windows may overlap: source elements run serially, in the
-  // evaluator's order).  Unimplemented for dilated windows and
+  // select_and_scatter_kernel.cc): buffers [operand, source, init, result];
+  // partitioned over the source's dimension 0 where windows do not overlap
+  // along it (pooling), else work size 1 (serial); each result element
+  // sees its sources in the evaluator's order.  Unimplemented for dilated windows and
   // non-scalar-elementwise select/scatter computations.
   absl::StatusOr<std::unique_ptr<LoopKernel>> CompileSelectAndScatter(
       const HloInstruction& hlo, const LoopKernelOptions& options);

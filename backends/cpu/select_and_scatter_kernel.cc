@@ -4,8 +4,10 @@
 // (row-major), the window over the operand picks one element -- the first
 // in row-major window order, replaced by each later one that `select`
 // (current, candidate) rejects the current for -- and the source value is
-// combined into the result there with `scatter(source, result)`.  Windows
-// may overlap, so the source elements run serially.
+// combined into the result there with `scatter(source, result)`.  Where
+// windows may overlap in dimension 0 the source elements run serially;
+// else partitions of that dimension run in parallel.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -112,20 +114,51 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::CompileSelectAnd
   llvm::AllocaInst* selected = b.CreateAlloca(i64, nullptr, "selected");
   llvm::AllocaInst* selected_value = b.CreateAlloca(value_type, nullptr, "selected_value");
 
-  // The result starts as the init value.
+  // Partitioned over the source's dimension 0 when windows of different
+  // source rows never share an operand row (stride >= size there, as in
+  // pooling): a partition [begin, end) fills the result rows its windows
+  // can reach -- from its first window's start (0 for the first
+  // partition) to the next partition's -- then scatters its sources, so
+  // no two partitions touch one row and each row sees its sources in
+  // order.  Otherwise one call does everything.
+  const bool partitioned = rank > 0 && window[0].stride >= window[0].size;
+  llvm::Value* begin = partitioned ? static_cast<llvm::Value*>(function->getArg(1)) : constant(0);
+  llvm::Value* end = partitioned ? static_cast<llvm::Value*>(function->getArg(2))
+                                 : constant(rank > 0 ? source_shape.dimensions(0) : 1);
   TS_ASSIGN_OR_RETURN(llvm::Value * init_value, init.EmitRead(IrIndex(i64), &b));
-  {
-    llvm_ir::LoopEmitter fill([&](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
-      return init_value;
-    }, result, &b);
-    TS_RETURN_IF_ERROR(fill.EmitLoop("fill"));
+  if (rank == 0) {
+    TS_RETURN_IF_ERROR(result.EmitWrite(IrIndex({}, result_shape, i64, constant(0)), init_value, &b));
+  } else {
+    const int64_t rows = result_shape.dimensions(0);
+    const int64_t sources = source_shape.dimensions(0);
+    auto first_row = [&](llvm::Value* s) {
+      llvm::Value* row = b.CreateSub(b.CreateMul(s, constant(window[0].stride)),
+                                     constant(window[0].padding_low));
+      row = b.CreateSelect(b.CreateICmpSLT(row, constant(0)), constant(0), row);
+      row = b.CreateSelect(b.CreateICmpSGT(row, constant(rows)), constant(rows), row);
+      row = b.CreateSelect(b.CreateICmpEQ(s, constant(0)), constant(0), row);
+      return b.CreateSelect(b.CreateICmpSGE(s, constant(sources)), constant(rows), row);
+    };
+    std::vector<llvm_ir::ForLoop> fill_loops;
+    std::vector<llvm::Value*> fill_index(rank);
+    fill_loops.push_back(
+        llvm_ir::ForLoop::Emit("fill0", first_row(begin), first_row(end), &b));
+    fill_index[0] = fill_loops.back().induction_variable();
+    for (int64_t d = 1; d < rank; ++d) {
+      fill_loops.push_back(llvm_ir::ForLoop::Emit(absl::StrCat("fill", d), constant(0),
+                                                  constant(result_shape.dimensions(d)), &b));
+      fill_index[d] = fill_loops.back().induction_variable();
+    }
+    TS_RETURN_IF_ERROR(result.EmitWrite(IrIndex(fill_index, result_shape, i64), init_value, &b));
+    for (auto it = fill_loops.rbegin(); it != fill_loops.rend(); ++it) it->Finish(&b);
   }
   // Source elements in row-major order.
   std::vector<llvm_ir::ForLoop> source_loops;
   std::vector<llvm::Value*> source_index(rank);
   for (int64_t d = 0; d < rank; ++d) {
-    source_loops.push_back(llvm_ir::ForLoop::Emit(absl::StrCat("s", d), constant(0),
-                                                  constant(source_shape.dimensions(d)), &b));
+    source_loops.push_back(llvm_ir::ForLoop::Emit(
+        absl::StrCat("s", d), d == 0 ? begin : constant(0),
+        d == 0 ? end : constant(source_shape.dimensions(d)), &b));
     source_index[d] = source_loops.back().induction_variable();
   }
   b.CreateStore(constant(-1), selected);
@@ -196,7 +229,7 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::CompileSelectAnd
   b.CreateRetVoid();
 
   auto kernel = std::unique_ptr<LoopKernel>(new LoopKernel());
-  kernel->work_size_ = 1;
+  kernel->work_size_ = partitioned ? std::max<int64_t>(1, source_shape.dimensions(0)) : 1;
   AddPending(std::move(module), name, kernel.get());
   return kernel;
 }

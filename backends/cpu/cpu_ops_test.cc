@@ -421,6 +421,51 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
 }
 
+// JAX's embedding lookup scanned over time: the loop state carries the
+// gathered rows as a transposed view ({2,0,1}) while the body declares them
+// row-major.  The loop may not read the view's bytes as the body's layout
+// (this once gave wrong rows from the second batch row on).
+TEST(CpuOpsTest, LoopStateWithAnotherLayoutThanItsInit) {
+  const std::string text = R"(
+HloModule scan_embeddings
+cond {
+  s = (s32[], f32[32,16,64]{2,1,0}, f32[32,16,64]{2,1,0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(32)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[32,16,64]{2,1,0}, f32[32,16,64]{2,1,0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  xs = f32[32,16,64]{2,1,0} get-tuple-element(s), index=1
+  zero = s32[] constant(0)
+  step = f32[1,16,64]{2,1,0} dynamic-slice(xs, i, zero, zero), dynamic_slice_sizes={1,16,64}
+  th = f32[1,16,64]{2,1,0} tanh(step)
+  out = f32[32,16,64]{2,1,0} get-tuple-element(s), index=2
+  next_out = f32[32,16,64]{2,1,0} dynamic-update-slice(out, th, i, zero, zero)
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  ROOT r = (s32[], f32[32,16,64]{2,1,0}, f32[32,16,64]{2,1,0}) tuple(next, xs, next_out)
+}
+ENTRY main {
+  table = f32[1000,64]{1,0} parameter(0)
+  tokens = s32[16,32]{1,0} parameter(1)
+  ids = s32[16,32,1]{2,1,0} reshape(tokens)
+  rows = f32[16,32,64]{2,1,0} gather(table, ids), offset_dims={2}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=2, slice_sizes={1,64}
+  view = f32[32,16,64]{2,0,1} transpose(rows), dimensions={1,0,2}
+  zero = s32[] constant(0)
+  z = f32[] constant(0)
+  out = f32[32,16,64]{2,1,0} broadcast(z), dimensions={}
+  init = (s32[], f32[32,16,64]{2,0,1}, f32[32,16,64]{2,1,0}) tuple(zero, view, out)
+  w = (s32[], f32[32,16,64]{2,0,1}, f32[32,16,64]{2,1,0}) while(init), condition=cond, body=body
+  ROOT result = f32[32,16,64]{2,1,0} get-tuple-element(w), index=2
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
 // Select-and-scatter: JAX's max-pool gradient (ge select, add scatter)
 // with strides and SAME padding and overlapping windows, and a min select
 // with a non-commutative scatter; element for element with the evaluator.

@@ -133,12 +133,17 @@ bool CanShareOperandBufferWithUser(const HloInstruction& user, int64_t operand_n
   const Shape* user_shape = user.shape().Subshape(user_index);
   if (operand_shape == nullptr || user_shape == nullptr) return false;
   switch (user.opcode()) {
+    // An update in place keeps the operand's bytes where they are: only an
+    // operand stored as the result is may be updated.
     case HloOpcode::kDynamicUpdateSlice:
-      return operand_number == 0 && operand_index.empty() && user_index.empty();
+      return operand_number == 0 && operand_index.empty() && user_index.empty() &&
+             SamePhysicalArray(*operand_shape, *user_shape);
     case HloOpcode::kScatter: {
       const int64_t n = (user.operand_count() - 1) / 2;
       if (operand_number >= n || !operand_index.empty()) return false;
-      return n == 1 ? user_index.empty() : user_index == ShapeIndex{operand_number};
+      const bool position =
+          n == 1 ? user_index.empty() : user_index == ShapeIndex{operand_number};
+      return position && SamePhysicalArray(*operand_shape, *user_shape);
     }
     case HloOpcode::kWhile:
       return operand_number == 0 && operand_index == user_index && operand_shape->IsArray();

@@ -33,7 +33,7 @@ const std::vector<FlagSpec>& OptFlags() {
                                        "standard error)"},
       {"show_thunks", false, false, "with --pipeline=cpu: compile the result and print the "
                                     "runtime plan, one thunk per line (to standard error): "
-                                    "which instructions run as kernels, GEMMs or fallbacks"},
+                                    "which instructions run as kernels, GEMMs or fallbacks, and why each fallback has no native thunk"},
       {"o", true, false, "write the module to FILE instead of standard output"},
   };
   return *flags;
@@ -119,14 +119,19 @@ absl::Status RunOptCommand(const std::vector<std::string>& args, std::ostream& o
     // The module is already optimized: compile it as it is.
     cpu::CpuCompileOptions compile;
     compile.run_fusion_pipeline = false;
+    std::vector<std::string> fallbacks;
     absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
-        cpu::CompileForCpuExecutable(std::move(module), compile);
+        cpu::CompileForCpuExecutable(std::move(module), compile, &fallbacks);
     if (!executable.ok()) {
       return absl::Status(executable.status().code(),
                           absl::StrCat("tessera opt: CPU compilation: ",
                                        executable.status().message()));
     }
     err << (*executable)->ToString();
+    if (!fallbacks.empty()) {
+      err << "evaluator fallbacks (" << fallbacks.size() << "):\n";
+      for (const std::string& fallback : fallbacks) err << "  " << fallback << "\n";
+    }
   }
   if (cl.Has("o")) return WriteStringToFile(cl.Get("o"), text);
   out << text;

@@ -555,7 +555,8 @@ absl::StatusOr<std::unique_ptr<runtime::Executable>> CpuExecutableBuilder::ToRun
 }
 
 absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForCpuExecutable(
-    std::unique_ptr<HloModule> module, const CpuCompileOptions& options) {
+    std::unique_ptr<HloModule> module, const CpuCompileOptions& options,
+    std::vector<std::string>* fallbacks) {
   const auto start = std::chrono::steady_clock::now();
   TS_RETURN_IF_ERROR(PrepareModule("CompileForCpuExecutable", module.get(), options));
   CpuCompilationCache* cache = nullptr;
@@ -577,6 +578,7 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForCpuExecutable(
     shared = std::move(executable);
     if (cache != nullptr) cache->Insert(key, shared);
   }
+  if (fallbacks != nullptr) *fallbacks = shared->stats().fallbacks;
   TS_ASSIGN_OR_RETURN(ProgramShape program_shape, EntryProgramShape(shared->module()));
   TS_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Executable> runtime_executable,
                       CpuExecutableBuilder::ToRuntime(shared));

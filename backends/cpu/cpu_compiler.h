@@ -19,6 +19,7 @@
 #define TESSERA_BACKENDS_CPU_CPU_COMPILER_H_
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -84,8 +85,11 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(std::unique_ptr<Hlo
 // constants with their bytes, temps), kernels runtime KernelThunks, while
 // and conditional runtime thunks, evaluator fallbacks host calls.  Steady
 // state (ExecuteInto) copies no literals and allocates nothing per run.
+// `fallbacks`, when given, receives one line per instruction that runs on
+// the evaluator, with the reason it has no native thunk.
 absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForCpuExecutable(
-    std::unique_ptr<HloModule> module, const CpuCompileOptions& options = {});
+    std::unique_ptr<HloModule> module, const CpuCompileOptions& options = {},
+    std::vector<std::string>* fallbacks = nullptr);
 
 }  // namespace cpu
 }  // namespace tessera

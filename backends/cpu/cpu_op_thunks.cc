@@ -16,6 +16,56 @@
 
 namespace tessera {
 namespace cpu {
+namespace {
+
+// Stored row-major: a reshape between two such shapes moves no element.
+bool IsRowMajor(const Shape& shape) {
+  return !shape.has_layout() || shape.layout().IsDescending();
+}
+
+// An order to compute a multi-output fusion's outputs in, one after the
+// other, such that an output that writes over one of the fusion's operands
+// runs after every other output that reads that operand (by index where
+// nothing constrains it); an error when the overwrites form a cycle.
+absl::StatusOr<std::vector<int64_t>> OutputOrder(const HloComputation& fused,
+                                                 const std::vector<BufferSlice>& operands,
+                                                 const std::vector<BufferSlice>& results) {
+  const int64_t n = static_cast<int64_t>(results.size());
+  // before[i]: the outputs that must run before output i.
+  std::vector<std::vector<int64_t>> before(n);
+  std::vector<std::unique_ptr<HloComputation>> alone;
+  for (int64_t i = 0; i < n; ++i) alone.push_back(ExtractOutput(fused, i, {}));
+  for (int64_t i = 0; i < n; ++i) {
+    for (size_t k = 0; k < operands.size(); ++k) {
+      if (!operands[k].Overlaps(results[i])) continue;
+      for (int64_t j = 0; j < n; ++j) {
+        if (j != i && !alone[j]->parameter_instruction(k)->users().empty()) {
+          before[i].push_back(j);
+        }
+      }
+    }
+  }
+  std::vector<int64_t> order;
+  std::vector<bool> placed(n, false);
+  while (static_cast<int64_t>(order.size()) < n) {
+    int64_t next = -1;
+    for (int64_t i = 0; i < n && next < 0; ++i) {
+      if (placed[i]) continue;
+      bool ready = true;
+      for (int64_t j : before[i]) ready = ready && placed[j];
+      if (ready) next = i;
+    }
+    if (next < 0) {
+      return absl::UnimplementedError(
+          "outputs overwrite operands that other outputs read, in a cycle");
+    }
+    placed[next] = true;
+    order.push_back(next);
+  }
+  return order;
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryVariadicReduce(
     const HloInstruction* reduce) {
@@ -270,6 +320,16 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
   for (size_t i = 0; i < outputs.size() && holder < 0; ++i) {
     if (outputs[i] == dot) holder = static_cast<int64_t>(i);
   }
+  // A reshape of the dot that moves no element (row-major both) is the
+  // dot's bytes: the GEMM writes that output as it is.
+  bool holder_is_dot = holder >= 0;
+  for (size_t i = 0; i < outputs.size() && holder < 0; ++i) {
+    if (outputs[i]->opcode() == HloOpcode::kReshape && outputs[i]->operand(0) == dot &&
+        IsRowMajor(outputs[i]->shape()) && IsRowMajor(dot->shape())) {
+      holder = static_cast<int64_t>(i);
+      holder_is_dot = true;
+    }
+  }
   for (size_t i = 0; i < outputs.size() && holder < 0; ++i) {
     if (outputs[i]->shape() == dot->shape()) holder = static_cast<int64_t>(i);
   }
@@ -330,9 +390,13 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
   std::vector<BufferSlice> kernel_operands = operands;
   kernel_operands.push_back(results[holder]);
   for (int64_t i : order) {
-    if (outputs[i] == dot && i == holder) continue;  // the GEMM wrote it
+    if (i == holder && holder_is_dot) continue;  // the GEMM wrote it
     std::unique_ptr<HloComputation> epilogue = WithParameterFor(fused, dot, outputs[i], stored_shape);
-    if (!ElementwiseOnlyUse(epilogue->parameter_instruction(fused.num_parameters()))) {
+    // The other outputs read the dot before the holder's kernel overwrites
+    // it, in any pattern; the holder's kernel updates it in place, so it
+    // must read each element only where it writes it.
+    if (i == holder &&
+        !ElementwiseOnlyUse(epilogue->parameter_instruction(fused.num_parameters()))) {
       return absl::UnimplementedError("the epilogue reads the dot other than elementwise");
     }
     TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
@@ -372,19 +436,26 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryMultiOutputKe
     }
     results.push_back(slice);
   }
-  std::vector<std::unique_ptr<HloComputation>> parts;
-  for (int64_t i = 0; i < root->operand_count(); ++i) parts.push_back(ExtractOutput(fused, i));
+  const int64_t n = root->operand_count();
+  TS_ASSIGN_OR_RETURN(std::vector<int64_t> order, OutputOrder(fused, operands, results));
+  // parts[i]: output i over the operands and the outputs that run before it.
+  std::vector<std::unique_ptr<HloComputation>> parts(n);
+  for (int64_t position = 0; position < n; ++position) {
+    parts[order[position]] = ExtractOutput(
+        fused, order[position], absl::MakeConstSpan(order.data(), position));
+  }
   // The outputs are computed one after the other: an output may write over
   // an operand only exactly, only where it reads it elementwise, and only
-  // if no other output reads that operand.
-  for (int64_t i = 0; i < root->operand_count(); ++i) {
+  // after every other output that reads that operand.
+  for (int64_t position = 0; position < n; ++position) {
+    const int64_t i = order[position];
     for (size_t k = 0; k < operands.size(); ++k) {
       if (!operands[k].Overlaps(results[i])) continue;
       bool ok = operands[k].allocation == results[i].allocation &&
                 operands[k].offset == results[i].offset &&
                 ElementwiseOnlyUse(parts[i]->parameter_instruction(k));
-      for (int64_t j = 0; ok && j < root->operand_count(); ++j) {
-        if (j != i && !parts[j]->parameter_instruction(k)->users().empty()) ok = false;
+      for (int64_t later = position + 1; ok && later < n; ++later) {
+        if (!parts[order[later]]->parameter_instruction(k)->users().empty()) ok = false;
       }
       if (!ok) {
         return absl::UnimplementedError(absl::StrCat(
@@ -393,10 +464,11 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryMultiOutputKe
     }
   }
   std::vector<std::unique_ptr<CpuThunk>> kernels;
-  for (int64_t i = 0; i < root->operand_count(); ++i) {
-    // The fusion's operands, then the earlier outputs' results.
+  for (int64_t position = 0; position < n; ++position) {
+    const int64_t i = order[position];
+    // The fusion's operands, then the results of the outputs run before.
     std::vector<BufferSlice> kernel_operands = operands;
-    for (int64_t j = 0; j < i; ++j) kernel_operands.push_back(results[j]);
+    for (int64_t j = 0; j < position; ++j) kernel_operands.push_back(results[order[j]]);
     TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
                         executable_.kernel_compiler_->Compile(
                             *parts[i], KernelOptions(kernel_operands, results[i])));

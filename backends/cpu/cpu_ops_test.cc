@@ -247,7 +247,11 @@ ENTRY main {
   i1 = s32[53] get-tuple-element(amin), index=1
   s = f32[] get-tuple-element(all), index=0
   c = s32[] get-tuple-element(all), index=1
-  ROOT t = (f32[37], s32[37], s32[53], f32[], s32[]) tuple(v0, i0, i1, s, c)
+  y = f32[5,37,13] parameter(1)
+  ys = s32[5,37,13] iota(), iota_dimension=1
+  mid = (f32[5,13]{0,1}, s32[5,13]{0,1}) reduce(y, ys, ninf, zero), dimensions={1}, to_apply=argmax
+  i2 = s32[5,13]{0,1} get-tuple-element(mid), index=1
+  ROOT t = (f32[37], s32[37], s32[53], f32[], s32[], s32[5,13]{0,1}) tuple(v0, i0, i1, s, c, i2)
 }
 )", {{"$ARGMAX", ArgReducer("argmax", "GT")}, {"$ARGMIN", ArgReducer("argmin", "LT")}});
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
@@ -464,6 +468,79 @@ ENTRY main {
   Counts counts;
   CheckModule(text, {}, &counts, LibmMath());
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
+// A reverse scan's counters: the next counter (updating the loop state in
+// place) and the reversed index both come out of one multi-output kernel
+// reading the counter; the outputs that read it run before the one that
+// overwrites it, natively.
+TEST(CpuOpsTest, LoopCountersComputedTogetherInPlace) {
+  const std::string text = R"(
+HloModule reverse_scan
+cond {
+  s = (s32[], f32[8,16]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(8)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[8,16]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  buf = f32[8,16] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  seven = s32[] constant(8)
+  rev0 = s32[] subtract(seven, i)
+  rev = s32[] subtract(rev0, one)
+  fi = f32[] constant(2)
+  row = f32[1,16] broadcast(fi), dimensions={}
+  zero = s32[] constant(0)
+  nbuf = f32[8,16] dynamic-update-slice(buf, row, rev, zero)
+  ROOT t = (s32[], f32[8,16]) tuple(next, nbuf)
+}
+ENTRY main {
+  start = s32[] constant(0)
+  b = f32[8,16] parameter(0)
+  init = (s32[], f32[8,16]) tuple(start, b)
+  w = (s32[], f32[8,16]) while(init), condition=cond, body=body
+  ROOT r = f32[8,16] get-tuple-element(w), index=1
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
+// A recurrent cell's fused dot: the activation, a reshaped function of it
+// (not read where it is written: it runs before the activation's kernel
+// updates the dot in place), and a dot whose only output is a reshape of
+// it (the GEMM writes those bytes directly), all natively.
+TEST(CpuOpsTest, DotFusionsWithReshapedOutputs) {
+  const std::string text = R"(
+HloModule dot_reshapes
+ENTRY main {
+  x = f32[16,64] parameter(0)
+  w = f32[64,128] parameter(1)
+  h = f32[16,128] parameter(2)
+  b = f32[128] parameter(3)
+  v = f32[32,64] parameter(4)
+  d = f32[16,128] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  a = f32[16,128] add(d, h)
+  bb = f32[16,128] broadcast(b), dimensions={1}
+  a2 = f32[16,128] add(a, bb)
+  t = f32[16,128] tanh(a2)
+  one = f32[] constant(1)
+  ones = f32[16,128] broadcast(one), dimensions={}
+  g = f32[16,128] subtract(ones, t)
+  r = f32[1,16,128] reshape(g)
+  d2 = f32[16,32] dot(x, v), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  r2 = f32[1,16,32] reshape(d2)
+  ROOT out = (f32[16,128], f32[1,16,128], f32[1,16,32]) tuple(t, r, r2)
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, CpuCompileOptions());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
 }
 
 // Select-and-scatter: JAX's max-pool gradient (ge select, add scatter)

@@ -66,6 +66,13 @@ std::unique_ptr<HloComputation> SingleOpComputation(const HloInstruction* instru
 // (number num_parameters() + j for output j < `output`): what an earlier
 // output computed is read from its result, not computed again.
 std::unique_ptr<HloComputation> ExtractOutput(const HloComputation& fused, int64_t output) {
+  std::vector<int64_t> earlier(output);
+  for (int64_t j = 0; j < output; ++j) earlier[j] = j;
+  return ExtractOutput(fused, output, earlier);
+}
+
+std::unique_ptr<HloComputation> ExtractOutput(const HloComputation& fused, int64_t output,
+                                              absl::Span<const int64_t> earlier) {
   auto computation =
       std::make_unique<HloComputation>(absl::StrCat(fused.name(), ".output", output));
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
@@ -74,12 +81,13 @@ std::unique_ptr<HloComputation> ExtractOutput(const HloComputation& fused, int64
     map[parameter] = computation->AddInstruction(
         HloInstruction::CreateParameter(k, parameter->shape(), parameter->name()));
   }
-  for (int64_t j = 0; j < output; ++j) {
-    const HloInstruction* earlier = fused.root_instruction()->operand(j);
+  for (size_t i = 0; i < earlier.size(); ++i) {
+    const HloInstruction* value = fused.root_instruction()->operand(earlier[i]);
     HloInstruction* parameter = computation->AddInstruction(HloInstruction::CreateParameter(
-        fused.num_parameters() + j, earlier->shape(), absl::StrCat("output.", j)));
-    if (!map.contains(earlier) || earlier->opcode() != HloOpcode::kParameter) {
-      map[earlier] = parameter;
+        fused.num_parameters() + static_cast<int64_t>(i), value->shape(),
+        absl::StrCat("output.", earlier[i])));
+    if (!map.contains(value) || value->opcode() != HloOpcode::kParameter) {
+      map[value] = parameter;
     }
   }
   CloneInto(fused.root_instruction()->operand(output), std::move(map), computation.get());

@@ -8,6 +8,7 @@
 
 #include "hlo/ir/hlo_computation.h"
 #include "hlo/ir/hlo_instruction.h"
+#include "absl/types/span.h"
 #include "hlo/ir/shape.h"
 
 namespace tessera {
@@ -21,6 +22,10 @@ std::unique_ptr<HloComputation> SingleOpComputation(const HloInstruction* instru
 // earlier output (number num_parameters() + j for output j < `output`):
 // what an earlier output computed is read from its result.
 std::unique_ptr<HloComputation> ExtractOutput(const HloComputation& fused, int64_t output);
+// The same with the outputs `earlier` computed before it, in that order
+// (parameter num_parameters() + i stands for output earlier[i]).
+std::unique_ptr<HloComputation> ExtractOutput(const HloComputation& fused, int64_t output,
+                                              absl::Span<const int64_t> earlier);
 
 // What `target` (an instruction of `fused`) computes, over `fused`'s
 // parameters and `replaced` as one more parameter (number

@@ -100,12 +100,21 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::CompileVariadicR
       MakeEmitter(options.polynomial_math, module.module.get(), &b);
   auto constant = [&](int64_t v) -> llvm::Value* { return llvm::ConstantInt::get(i64, v); };
 
-  // Accumulators in entry-block slots (registers after mem2reg).
+  // Consecutive results along the minor result dimension are reduced
+  // together, each with its own accumulators: the reducer's chain of
+  // dependent compares and selects runs kGroup times in parallel (each
+  // result still folds its elements in the evaluator's order).
+  constexpr int64_t kGroup = 8;
+  // Accumulators in entry-block slots (registers after mem2reg):
+  // slots[u * n + i] for result u of a group and input i.
   std::vector<llvm::AllocaInst*> slots;
-  for (int64_t i = 0; i < n; ++i) {
-    TS_ASSIGN_OR_RETURN(llvm::Type * type,
-                        llvm_ir::IrValueType(results[i].element_type(), context));
-    slots.push_back(b.CreateAlloca(type, nullptr, llvm_ir::ToStringRef(absl::StrCat("acc", i))));
+  for (int64_t u = 0; u < kGroup; ++u) {
+    for (int64_t i = 0; i < n; ++i) {
+      TS_ASSIGN_OR_RETURN(llvm::Type * type,
+                          llvm_ir::IrValueType(results[i].element_type(), context));
+      slots.push_back(
+          b.CreateAlloca(type, nullptr, llvm_ir::ToStringRef(absl::StrCat("acc", u, "_", i))));
+    }
   }
   // The result loops, major to minor; the major-most is partitioned.
   const Shape& out = results[0];
@@ -113,48 +122,86 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::CompileVariadicR
   const int64_t out_rank = out.rank();
   std::vector<llvm::Value*> out_index(out_rank, nullptr);
   std::vector<llvm_ir::ForLoop> out_loops;
-  for (int64_t k = out_rank - 1; k >= 0; --k) {
+  for (int64_t k = out_rank - 1; k >= 1; --k) {
     const int64_t dimension = minor_to_major[k];
     llvm::Value* start = k == out_rank - 1 ? function->getArg(1) : constant(0);
     llvm::Value* stop = k == out_rank - 1 ? function->getArg(2) : constant(out.dimensions(dimension));
     out_loops.push_back(llvm_ir::ForLoop::Emit(absl::StrCat("d", dimension), start, stop, &b));
     out_index[dimension] = out_loops.back().induction_variable();
   }
-  for (int64_t i = 0; i < n; ++i) {
-    TS_ASSIGN_OR_RETURN(llvm::Value * init, init_arrays[i].EmitRead(IrIndex(i64), &b));
-    b.CreateStore(init, slots[i]);
-  }
-  // The reduced dimensions in row-major order, accumulators first.
-  std::vector<llvm::Value*> in_index(rank, nullptr);
-  int64_t kept = 0;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!reduced[d]) in_index[d] = out_index[kept++];
-  }
-  std::vector<llvm_ir::ForLoop> reduce_loops;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!reduced[d]) continue;
-    reduce_loops.push_back(llvm_ir::ForLoop::Emit(absl::StrCat("r", d), constant(0),
-                                                  constant(inputs[0].dimensions(d)), &b));
-    in_index[d] = reduce_loops.back().induction_variable();
-  }
-  std::vector<llvm::Value*> accumulators, elements;
-  for (int64_t i = 0; i < n; ++i) {
-    accumulators.push_back(b.CreateLoad(slots[i]->getAllocatedType(), slots[i]));
-    TS_ASSIGN_OR_RETURN(llvm::Value * x,
-                        input_arrays[i].EmitRead(IrIndex(in_index, inputs[i], i64), &b));
-    elements.push_back(x);
-  }
-  std::vector<llvm::Value*> parameters = accumulators;
-  parameters.insert(parameters.end(), elements.begin(), elements.end());
-  TS_ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
-                      EmitScalarComputation(*reducer, parameters, emitter.get(), &b));
-  for (int64_t i = 0; i < n; ++i) b.CreateStore(next[i], slots[i]);
-  for (auto it = reduce_loops.rbegin(); it != reduce_loops.rend(); ++it) it->Finish(&b);
-  const IrIndex result_index = out_rank == 0 ? IrIndex({}, out, i64, constant(0))
-                                             : IrIndex(out_index, out, i64);
-  for (int64_t i = 0; i < n; ++i) {
-    llvm::Value* value = b.CreateLoad(slots[i]->getAllocatedType(), slots[i]);
-    TS_RETURN_IF_ERROR(result_arrays[i].EmitWrite(result_index, value, &b));
+
+  // Reduces `width` results, the minor result dimension at `minor`,
+  // minor + 1, ... (no minor dimension for a scalar result).
+  auto emit_group = [&](int64_t width, llvm::Value* minor) -> absl::Status {
+    for (int64_t u = 0; u < width; ++u) {
+      for (int64_t i = 0; i < n; ++i) {
+        TS_ASSIGN_OR_RETURN(llvm::Value * init, init_arrays[i].EmitRead(IrIndex(i64), &b));
+        b.CreateStore(init, slots[u * n + i]);
+      }
+    }
+    // Each result's index, computed before the loops that use it.
+    std::vector<std::vector<llvm::Value*>> indices(width, out_index);
+    for (int64_t u = 0; u < width && out_rank > 0; ++u) {
+      indices[u][minor_to_major[0]] = b.CreateAdd(minor, constant(u));
+    }
+    // The reduced dimensions in row-major order.
+    std::vector<llvm_ir::ForLoop> reduce_loops;
+    std::vector<llvm::Value*> reduced_index(rank, nullptr);
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!reduced[d]) continue;
+      reduce_loops.push_back(llvm_ir::ForLoop::Emit(absl::StrCat("r", d), constant(0),
+                                                    constant(inputs[0].dimensions(d)), &b));
+      reduced_index[d] = reduce_loops.back().induction_variable();
+    }
+    for (int64_t u = 0; u < width; ++u) {
+      std::vector<llvm::Value*> in_index = reduced_index;
+      int64_t kept = 0;
+      for (int64_t d = 0; d < rank; ++d) {
+        if (!reduced[d]) in_index[d] = indices[u][kept++];
+      }
+      std::vector<llvm::Value*> parameters;
+      for (int64_t i = 0; i < n; ++i) {
+        llvm::AllocaInst* slot = slots[u * n + i];
+        parameters.push_back(b.CreateLoad(slot->getAllocatedType(), slot));
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        TS_ASSIGN_OR_RETURN(llvm::Value * x,
+                            input_arrays[i].EmitRead(IrIndex(in_index, inputs[i], i64), &b));
+        parameters.push_back(x);
+      }
+      TS_ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
+                          EmitScalarComputation(*reducer, parameters, emitter.get(), &b));
+      for (int64_t i = 0; i < n; ++i) b.CreateStore(next[i], slots[u * n + i]);
+    }
+    for (auto it = reduce_loops.rbegin(); it != reduce_loops.rend(); ++it) it->Finish(&b);
+    for (int64_t u = 0; u < width; ++u) {
+      const IrIndex result_index = out_rank == 0 ? IrIndex({}, out, i64, constant(0))
+                                                 : IrIndex(indices[u], out, i64);
+      for (int64_t i = 0; i < n; ++i) {
+        llvm::AllocaInst* slot = slots[u * n + i];
+        TS_RETURN_IF_ERROR(result_arrays[i].EmitWrite(
+            result_index, b.CreateLoad(slot->getAllocatedType(), slot), &b));
+      }
+    }
+    return absl::OkStatus();
+  };
+
+  if (out_rank == 0) {
+    TS_RETURN_IF_ERROR(emit_group(1, nullptr));
+  } else {
+    // The minor result dimension: groups of kGroup, then one at a time.
+    const int64_t dimension = minor_to_major[0];
+    llvm::Value* start = out_rank == 1 ? function->getArg(1) : constant(0);
+    llvm::Value* stop = out_rank == 1 ? function->getArg(2) : constant(out.dimensions(dimension));
+    llvm::Value* groups = b.CreateUDiv(b.CreateSub(stop, start), constant(kGroup));
+    llvm_ir::ForLoop group_loop = llvm_ir::ForLoop::Emit("group", constant(0), groups, &b);
+    TS_RETURN_IF_ERROR(emit_group(
+        kGroup, b.CreateAdd(start, b.CreateMul(group_loop.induction_variable(), constant(kGroup)))));
+    group_loop.Finish(&b);
+    llvm::Value* tail_start = b.CreateAdd(start, b.CreateMul(groups, constant(kGroup)));
+    llvm_ir::ForLoop tail_loop = llvm_ir::ForLoop::Emit("tail", tail_start, stop, &b);
+    TS_RETURN_IF_ERROR(emit_group(1, tail_loop.induction_variable()));
+    tail_loop.Finish(&b);
   }
   for (auto it = out_loops.rbegin(); it != out_loops.rend(); ++it) it->Finish(&b);
   b.CreateRetVoid();

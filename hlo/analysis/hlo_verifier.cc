@@ -40,6 +40,8 @@ absl::Status InComputation(const HloComputation& computation, absl::Status statu
 // Shapes and layouts.
 // ---------------------------------------------------------------------------
 
+}  // namespace
+
 absl::Status ValidateShape(const Shape& shape, const HloVerifierOptions& options) {
   const PrimitiveType type = shape.element_type();
   if (!IsKnownPrimitiveType(type) || type == PRIMITIVE_TYPE_INVALID) {
@@ -86,6 +88,8 @@ absl::Status ValidateShape(const Shape& shape, const HloVerifierOptions& options
   }
   return absl::OkStatus();
 }
+
+namespace {
 
 // Equal element types and dimensions; layouts compared where both shapes
 // have one.

@@ -48,6 +48,11 @@ struct HloVerifierOptions {
 
 absl::Status VerifyHloModule(const HloModule& module, const HloVerifierOptions& options = {});
 
+// Checks one shape on its own: a known element type, no negative (or,
+// unless allowed, unbounded) dimension, a layout that is a permutation of
+// the dimensions; tuples element by element.
+absl::Status ValidateShape(const Shape& shape, const HloVerifierOptions& options = {});
+
 // The per-instruction checks alone (operand count, attributes, called
 // computations, declared vs inferred shape); the graph around it is assumed
 // well formed.

@@ -9,7 +9,9 @@
 #include "absl/algorithm/container.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "client/remote_client.h"
 #include "tools/backend_registry.h"
+#include "tools/serve_command.h"
 #include "hlo/ir/npy.h"
 #include "hlo/ir/random_literal.h"
 #include "hlo/ir/status_macros.h"
@@ -35,6 +37,9 @@ const std::vector<FlagSpec>& RunFlags() {
                                     "and relative error per output"},
       {"tolerance", true, false, "with --compare_with: fail when an element differs by more "
                                  "than T * (1 + |reference|) (default 1e-5; integers exactly)"},
+      {"server", true, false, "run on a Tessera server (`tessera serve`) at HOST:PORT instead "
+                              "of in this process (--backend, if given, is the server's)"},
+      {"auth_token_file", true, false, "with --server: send the token in this file"},
   };
   return *flags;
 }
@@ -59,6 +64,7 @@ std::string RunUsage() {
       "usage: tessera run MODULE [--backend=interpreter|cpu] [--input=FILE.npy ...]\n"
       "                  [--random_inputs --seed=N] [--output_dir=DIR] [--print]\n"
       "                  [--compare_with=BACKEND [--tolerance=T]] [--cache_dir=DIR]\n"
+      "                  [--server=HOST:PORT [--auth_token_file=F]]\n"
       "Runs MODULE (HLO text or a binary HloModuleProto) on the given arguments, or\n"
       "on seeded random ones, and prints its results or writes them as .npy files.\n",
       FlagsHelp(RunFlags()));
@@ -152,6 +158,41 @@ absl::Status CompareResults(const Literal& expected, const Literal& actual, doub
   return absl::OkStatus();
 }
 
+namespace {
+
+// Compiles and runs `module` through the service at --server.
+absl::StatusOr<Literal> RunOnServer(const CommandLine& cl, const HloModule& module,
+                                    const std::vector<Literal>& arguments) {
+  RemoteClientOptions options;
+  if (cl.Has("auth_token_file")) {
+    TS_ASSIGN_OR_RETURN(options.auth_token, ReadTokenFile(cl.Get("auth_token_file")));
+  }
+  const std::string server = cl.Get("server");
+  absl::StatusOr<std::unique_ptr<RemoteClient>> client = RemoteClient::Connect(server, options);
+  if (!client.ok()) {
+    return absl::Status(client.status().code(),
+                        absl::StrCat("tessera run: ", client.status().message()));
+  }
+  CompileOptions compile;
+  compile.backend = cl.Get("backend");  // empty: the server's default
+  absl::StatusOr<std::unique_ptr<RemoteExecutable>> executable =
+      (*client)->Compile(module, compile);
+  if (!executable.ok()) {
+    return absl::Status(executable.status().code(),
+                        absl::StrCat("tessera run: the server at ", server, ": ",
+                                     executable.status().message()));
+  }
+  absl::StatusOr<Literal> result = (*executable)->Execute(arguments);
+  if (!result.ok()) {
+    return absl::Status(result.status().code(),
+                        absl::StrCat("tessera run: the server at ", server, ": ",
+                                     result.status().message()));
+  }
+  return result;
+}
+
+}  // namespace
+
 absl::Status RunRunCommand(const std::vector<std::string>& args, std::ostream& out) {
   TS_ASSIGN_OR_RETURN(CommandLine cl, CommandLine::Parse("run", args, RunFlags()));
   if (cl.positional().size() != 1) {
@@ -195,10 +236,15 @@ absl::Status RunRunCommand(const std::vector<std::string>& args, std::ostream& o
     out << "note: no --input given; using random arguments (seed " << seed << ")\n";
   }
 
-  TS_ASSIGN_OR_RETURN(std::unique_ptr<HloExecutable> executable,
-                      CompileForBackend(backend, std::move(module),
-                                        BackendOptions{cl.Get("cache_dir")}));
-  TS_ASSIGN_OR_RETURN(Literal result, executable->RunLiterals(arguments));
+  Literal result;
+  if (cl.Has("server")) {
+    TS_ASSIGN_OR_RETURN(result, RunOnServer(cl, *module, arguments));
+  } else {
+    TS_ASSIGN_OR_RETURN(std::unique_ptr<HloExecutable> executable,
+                        CompileForBackend(backend, std::move(module),
+                                          BackendOptions{cl.Get("cache_dir")}));
+    TS_ASSIGN_OR_RETURN(result, executable->RunLiterals(arguments));
+  }
   std::vector<const Literal*> leaves = result.Leaves();
   if (cl.Has("output_dir")) {
     const std::string dir = cl.Get("output_dir");

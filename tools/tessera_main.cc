@@ -7,6 +7,7 @@
 #include "tools/fmt_command.h"
 #include "tools/opt_command.h"
 #include "tools/run_command.h"
+#include "tools/serve_command.h"
 
 namespace {
 
@@ -21,6 +22,8 @@ constexpr char kUsage[] =
     "                                           optimize a module and print it\n"
     "  bench MODULE [--backend=B] [--warmup=N --iters=N] [--format=text|json]\n"
     "                                           time a module in steady state\n"
+    "  serve [--address=127.0.0.1:PORT] [--auth_token_file=F]\n"
+    "                                           serve the compile-and-execute service (gRPC)\n"
     "  help [command]                           this text, or a command's flags\n"
     "\n"
     "MODULE is HLO text or a binary HloModuleProto; the format is detected from content.\n";
@@ -43,6 +46,8 @@ int main(int argc, char** argv) {
       std::cout << tessera::OptUsage();
     } else if (!args.empty() && args[0] == "run") {
       std::cout << tessera::RunUsage();
+    } else if (!args.empty() && args[0] == "serve") {
+      std::cout << tessera::ServeUsage();
     } else {
       std::cout << kUsage;
     }
@@ -57,6 +62,8 @@ int main(int argc, char** argv) {
     status = tessera::RunOptCommand(args, std::cout, std::cerr);
   } else if (command == "run") {
     status = tessera::RunRunCommand(args, std::cout);
+  } else if (command == "serve") {
+    status = tessera::RunServeCommand(args, std::cout);
   } else {
     std::cerr << "tessera: unknown command '" << command << "'\n" << kUsage;
     return 2;

@@ -150,7 +150,42 @@ absl::Status CompileServiceImpl::Authorize(const grpc::ServerContext& context) c
 // Compile
 // ---------------------------------------------------------------------------
 
-absl::Status CompileServiceImpl::DoCompile(const CompileRequest& request,
+absl::StatusOr<std::shared_ptr<const CachedExecutable>> CompileServiceImpl::CompileNew(
+    const CompileRequest& request, const CompileOptions& options, const std::string& key) {
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ImportHloModuleProto(request.module());
+  if (!module.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("malformed module: ", module.status().message()));
+  }
+  if (absl::Status verified = VerifyHloModule(**module); !verified.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("module does not verify: ", verified.message()));
+  }
+  TS_RETURN_IF_ERROR(CheckModuleValueSizes(**module, options_.max_value_bytes));
+  CachedExecutable fresh;
+  fresh.key = key;
+  fresh.program_shape = ProgramShapeToProto((*module)->entry_computation()->ComputeProgramShape());
+  absl::StatusOr<std::unique_ptr<LoadedExecutable>> executable =
+      client_->Compile(*std::move(module), options);
+  if (!executable.ok()) {
+    // A module that verified but does not compile: an op or a form the
+    // backend lacks, unless the compiler says otherwise.
+    const absl::StatusCode code = executable.status().code() == absl::StatusCode::kInternal
+                                      ? absl::StatusCode::kUnimplemented
+                                      : executable.status().code();
+    return absl::Status(code, absl::StrCat("compiling for ", options.backend, ": ",
+                                           executable.status().message()));
+  }
+  fresh.bytes = ExecutableBytes(**executable);
+  fresh.executable = std::shared_ptr<const LoadedExecutable>(std::move(*executable));
+  fresh.stats.set_compile_ms(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  return cache_.Insert(std::move(fresh));
+}
+
+absl::Status CompileServiceImpl::DoCompile(grpc::ServerContext* context,
+                                           const CompileRequest& request,
                                            CompileResponse* response) {
   const auto start = std::chrono::steady_clock::now();
   ++compile_requests_;
@@ -173,51 +208,40 @@ absl::Status CompileServiceImpl::DoCompile(const CompileRequest& request,
       absl::StrCat(DeterministicBytes(request.module()), "\n", DeterministicBytes(key_options)));
 
   std::shared_ptr<const CachedExecutable> entry = cache_.Lookup(key);
-  const bool hit = entry != nullptr;
-  if (hit) {
-    ++cache_hits_;
-  } else {
-    absl::StatusOr<std::unique_ptr<HloModule>> module = ImportHloModuleProto(request.module());
-    if (!module.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("malformed module: ", module.status().message()));
-    }
-    if (absl::Status verified = VerifyHloModule(**module); !verified.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("module does not verify: ", verified.message()));
-    }
-    TS_RETURN_IF_ERROR(CheckModuleValueSizes(**module, options_.max_value_bytes));
-    CachedExecutable fresh;
-    fresh.key = key;
-    fresh.program_shape =
-        ProgramShapeToProto((*module)->entry_computation()->ComputeProgramShape());
-    if (request.options().return_optimized_module()) {
-      std::unique_ptr<HloModule> optimized = std::move(*module);
-      module = ImportHloModuleProto(request.module());
-      if (options.backend == "cpu") {
-        TS_RETURN_IF_ERROR(cpu::MakeCpuPipeline(cpu::CpuCompileOptions())->Run(optimized.get()).status());
+  bool hit = entry != nullptr;
+  while (entry == nullptr) {
+    // One compile per key at a time; the others wait for it.
+    std::shared_future<absl::Status> pending;
+    std::promise<absl::Status> mine;
+    {
+      std::lock_guard<std::mutex> lock(compiling_mutex_);
+      auto found = compiling_.find(key);
+      if (found != compiling_.end()) {
+        pending = found->second;
+      } else {
+        compiling_[key] = mine.get_future().share();
       }
-      TS_ASSIGN_OR_RETURN(xla::HloModuleProto proto, ExportHloModuleProto(*optimized));
-      fresh.optimized_module = std::make_shared<const xla::HloModuleProto>(std::move(proto));
     }
-    absl::StatusOr<std::unique_ptr<LoadedExecutable>> executable =
-        client_->Compile(*std::move(module), options);
-    if (!executable.ok()) {
-      // A module that verified but does not compile: an op or a form the
-      // backend lacks, unless the compiler says otherwise.
-      const absl::StatusCode code = executable.status().code() == absl::StatusCode::kInternal
-                                        ? absl::StatusCode::kUnimplemented
-                                        : executable.status().code();
-      return absl::Status(code, absl::StrCat("compiling for ", options.backend, ": ",
-                                             executable.status().message()));
+    if (pending.valid()) {
+      while (pending.wait_for(std::chrono::milliseconds(10)) != std::future_status::ready) {
+        if (context->IsCancelled()) return absl::CancelledError("the call was cancelled");
+      }
+      TS_RETURN_IF_ERROR(pending.get());
+      entry = cache_.Lookup(key);  // null only if evicted meanwhile: compile again
+      hit = entry != nullptr;
+      continue;
     }
-    fresh.bytes = ExecutableBytes(**executable);
-    fresh.executable = std::shared_ptr<const LoadedExecutable>(std::move(*executable));
-    fresh.stats.set_compile_ms(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count());
-    entry = cache_.Insert(std::move(fresh));
+    absl::StatusOr<std::shared_ptr<const CachedExecutable>> compiled =
+        CompileNew(request, options, key);
+    {
+      std::lock_guard<std::mutex> lock(compiling_mutex_);
+      compiling_.erase(key);
+    }
+    mine.set_value(compiled.status());
+    TS_RETURN_IF_ERROR(compiled.status());
+    entry = *std::move(compiled);
   }
+  if (hit) ++cache_hits_;
   response->set_handle(entry->handle);
   *response->mutable_program_shape() = entry->program_shape;
   response->mutable_stats()->set_cache_hit(hit);
@@ -226,18 +250,13 @@ absl::Status CompileServiceImpl::DoCompile(const CompileRequest& request,
                 .count()
           : entry->stats.compile_ms());
   if (request.options().return_optimized_module()) {
-    if (entry->optimized_module != nullptr) {
-      *response->mutable_optimized_module() = *entry->optimized_module;
-    } else {
-      // Compiled earlier without it: make it now.
-      TS_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> optimized,
-                          ImportHloModuleProto(request.module()));
-      if (options.backend == "cpu") {
-        TS_RETURN_IF_ERROR(
-            cpu::MakeCpuPipeline(cpu::CpuCompileOptions())->Run(optimized.get()).status());
-      }
-      TS_ASSIGN_OR_RETURN(*response->mutable_optimized_module(), ExportHloModuleProto(*optimized));
+    TS_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> optimized,
+                        ImportHloModuleProto(request.module()));
+    if (options.backend == "cpu") {
+      TS_RETURN_IF_ERROR(
+          cpu::MakeCpuPipeline(cpu::CpuCompileOptions())->Run(optimized.get()).status());
     }
+    TS_ASSIGN_OR_RETURN(*response->mutable_optimized_module(), ExportHloModuleProto(*optimized));
   }
   return absl::OkStatus();
 }
@@ -246,7 +265,7 @@ grpc::Status CompileServiceImpl::Compile(grpc::ServerContext* context,
                                          const CompileRequest* request,
                                          CompileResponse* response) {
   if (absl::Status status = Authorize(*context); !status.ok()) return ToGrpc(status);
-  return ToGrpc(DoCompile(*request, response));
+  return ToGrpc(DoCompile(context, *request, response));
 }
 
 // ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <future>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -71,7 +72,11 @@ class CompileServiceImpl final : public CompileService::Service {
 
  private:
   absl::Status Authorize(const grpc::ServerContext& context) const;
-  absl::Status DoCompile(const CompileRequest& request, CompileResponse* response);
+  absl::Status DoCompile(grpc::ServerContext* context, const CompileRequest& request,
+                         CompileResponse* response);
+  // Imports, verifies, checks and compiles a module new to the cache.
+  absl::StatusOr<std::shared_ptr<const CachedExecutable>> CompileNew(
+      const CompileRequest& request, const CompileOptions& options, const std::string& key);
   absl::Status DoExecute(grpc::ServerContext* context, const ExecuteRequest& request,
                          ExecuteResponse* response);
   // Waits for an execution slot until the deadline or a cancellation.
@@ -82,6 +87,11 @@ class CompileServiceImpl final : public CompileService::Service {
   std::unique_ptr<LocalClient> client_;
   ExecutableCache cache_;
   BufferStore buffers_;
+
+  // Compiles in flight by cache key: a request for a module being compiled
+  // waits for that compile instead of starting another.
+  std::mutex compiling_mutex_;
+  absl::flat_hash_map<std::string, std::shared_future<absl::Status>> compiling_;
 
   std::mutex slots_mutex_;
   std::condition_variable slots_freed_;

@@ -30,8 +30,6 @@ struct CachedExecutable {
   int64_t bytes = 0;
   xla::ProgramShapeProto program_shape;
   CompileStats stats;
-  // With CompileOptionsProto.return_optimized_module.
-  std::shared_ptr<const xla::HloModuleProto> optimized_module;
 };
 
 class ExecutableCache {

@@ -51,6 +51,38 @@ std::vector<Literal> AxpyInputs() {
           Literal::CreateR1<float>({10, 20, 30, 40})};
 }
 
+// A unary call of `method` with raw request bytes (no generated stub):
+// the status and the response bytes.
+std::pair<grpc::Status, std::string> RawUnaryCall(const std::string& address,
+                                                  const std::string& method,
+                                                  const std::string& request_bytes) {
+  grpc::GenericStub generic(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  grpc::Slice slice(request_bytes);
+  grpc::ByteBuffer request(&slice, 1);
+  grpc::ByteBuffer response;
+  std::mutex mutex;
+  std::condition_variable signal;
+  bool done = false;
+  grpc::Status status;
+  generic.UnaryCall(&context, method, grpc::StubOptions(), &request, &response,
+                    [&](grpc::Status s) {
+                      std::lock_guard<std::mutex> lock(mutex);
+                      status = s;
+                      done = true;
+                      signal.notify_one();
+                    });
+  std::unique_lock<std::mutex> lock(mutex);
+  signal.wait(lock, [&] { return done; });
+  std::string bytes;
+  std::vector<grpc::Slice> slices;
+  if (status.ok() && response.Dump(&slices).ok()) {
+    for (const grpc::Slice& piece : slices) bytes += std::string(piece.begin(), piece.end());
+  }
+  return {status, bytes};
+}
+
 class ServiceTest : public ::testing::Test {
  protected:
   void SetUp() override { StartServer(""); }
@@ -179,30 +211,8 @@ TEST_F(ServiceTest, RoundTripThroughEveryRpc) {
   EXPECT_EQ((*first)->Execute(AxpyInputs()).status().code(), absl::StatusCode::kNotFound);
 
   // gRPC's standard health service answers SERVING.
-  grpc::GenericStub generic(grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-  grpc::Slice empty("");
-  grpc::ByteBuffer check_request(&empty, 1);
-  grpc::ByteBuffer check_response;
-  std::mutex mutex;
-  std::condition_variable done_signal;
-  bool done = false;
-  grpc::Status health;
-  generic.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &check_request,
-                    &check_response, [&](grpc::Status status) {
-                      std::lock_guard<std::mutex> lock(mutex);
-                      health = status;
-                      done = true;
-                      done_signal.notify_one();
-                    });
-  std::unique_lock<std::mutex> lock(mutex);
-  done_signal.wait(lock, [&] { return done; });
+  auto [health, bytes] = RawUnaryCall(server_->address(), "/grpc.health.v1.Health/Check", "");
   ASSERT_TRUE(health.ok()) << health.error_message();
-  std::vector<grpc::Slice> slices;
-  ASSERT_TRUE(check_response.Dump(&slices).ok());
-  std::string bytes;
-  for (const grpc::Slice& slice : slices) bytes += std::string(slice.begin(), slice.end());
   EXPECT_EQ(bytes, std::string("\x08\x01", 2));  // status: SERVING
 }
 
@@ -479,27 +489,9 @@ ENTRY e {
 
   // --- Raw bytes that are no request at all ---
   {
-    grpc::GenericStub generic(
-        grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
     const std::string truncated = CompileRequest().SerializeAsString() + "\x0a\xff\xff\xff\x0f";
-    grpc::Slice slice(truncated);
-    grpc::ByteBuffer request(&slice, 1);
-    grpc::ByteBuffer response;
-    std::mutex mutex;
-    std::condition_variable signal;
-    bool done = false;
-    grpc::Status status;
-    generic.UnaryCall(&context, "/tessera.CompileService/Compile", grpc::StubOptions(), &request,
-                      &response, [&](grpc::Status s) {
-                        std::lock_guard<std::mutex> lock(mutex);
-                        status = s;
-                        done = true;
-                        signal.notify_one();
-                      });
-    std::unique_lock<std::mutex> lock(mutex);
-    signal.wait(lock, [&] { return done; });
+    grpc::Status status =
+        RawUnaryCall(server_->address(), "/tessera.CompileService/Compile", truncated).first;
     // gRPC itself rejects a request that does not parse.
     EXPECT_FALSE(status.ok());
     ++checked;

@@ -27,7 +27,7 @@ absl::StatusOr<std::unique_ptr<TesseraServer>> TesseraServer::Start(const Server
   builder.SetMaxReceiveMessageSize(bytes);
   builder.SetMaxSendMessageSize(bytes);
   grpc::ResourceQuota quota("tessera");
-  quota.SetMaxThreads(std::max(2, options.threads));
+  quota.SetMaxThreads(std::max(4, options.threads));
   builder.SetResourceQuota(quota);
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || port == 0) {

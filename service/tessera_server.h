@@ -24,8 +24,9 @@ struct ServerOptions {
   std::string address = "127.0.0.1:0";
   // The largest request or response message.
   int max_message_mb = 64;
-  // Threads serving calls (gRPC's sync server), at least 2.
-  int threads = 16;
+  // Threads serving calls (gRPC's sync server, pollers included), at
+  // least 4; calls beyond them are refused with RESOURCE_EXHAUSTED.
+  int threads = 64;
   ServiceOptions service;
 };
 

@@ -118,6 +118,7 @@ TEST(MemoryPlanTest, FusedRandomModules) {
         options.seed = seed;
         options.element_type = type;
         options.num_steps = 6 + seed % 10;
+        options.random_layouts = seed % 4 == 3;
         module = MakeRandomControlFlowModule(options);
       }
       absl::StatusOr<BufferAssignment> assignment = FuseAndPlan(*module);

@@ -167,6 +167,7 @@ TEST(SimplifyRandomModulesTest, PassesKeepResults) {
       RandomModuleOptions options;
       options.seed = seed;
       options.element_type = type;
+      options.random_layouts = seed % 2 == 1;
       std::unique_ptr<HloModule> module = MakeRandomModule(options);
       absl::Status verified = VerifyHloModule(*module);
       ASSERT_TRUE(verified.ok()) << "generator made an invalid module (seed " << seed

@@ -670,7 +670,13 @@ TEST(CpuCompilerTest, JaxCorpus) {
   EXPECT_GT(checked, 0);
 }
 
-TEST(CpuCompilerTest, RandomModules) {
+class CpuRandomModulesTest : public ::testing::TestWithParam<bool> {};
+
+// Random modules (straight-line and with loops, conditionals and calls),
+// and the same with random layouts: values whose layouts disagree with
+// their users', their loop state's, their branches'.
+TEST_P(CpuRandomModulesTest, MatchTheEvaluator) {
+  const bool random_layouts = GetParam();
   int64_t native = 0, fallback = 0, modules = 0;
   for (PrimitiveType type : {F32, S32}) {
     for (uint64_t seed = 0; seed < 25; ++seed) {
@@ -681,12 +687,14 @@ TEST(CpuCompilerTest, RandomModules) {
         options.seed = seed;
         options.element_type = type;
         options.num_instructions = 16 + seed % 24;
+        options.random_layouts = random_layouts;
         module = MakeRandomModule(options);
       } else {
         RandomControlFlowModuleOptions options;
         options.seed = seed;
         options.element_type = type;
         options.num_steps = 6 + seed % 10;
+        options.random_layouts = random_layouts;
         module = MakeRandomControlFlowModule(options);
       }
       const std::string text = PrintHloModule(*module);
@@ -702,9 +710,14 @@ TEST(CpuCompilerTest, RandomModules) {
       ++modules;
     }
   }
-  std::cout << "random: " << modules << " modules, " << native << " native, " << fallback
-            << " fallback instructions\n";
+  std::cout << "random" << (random_layouts ? " (random layouts)" : "") << ": " << modules
+            << " modules, " << native << " native, " << fallback << " fallback instructions\n";
 }
+
+INSTANTIATE_TEST_SUITE_P(Layouts, CpuRandomModulesTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "RandomLayouts" : "RowMajor";
+                         });
 
 }  // namespace
 }  // namespace cpu

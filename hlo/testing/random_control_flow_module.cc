@@ -71,8 +71,13 @@ class Generator {
   int Uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   bool IsFloat() const { return type_ == F32; }
   Shape Array(const std::vector<int64_t>& dims, PrimitiveType type = PRIMITIVE_TYPE_INVALID) {
-    return Shape::MakeArrayWithDescendingLayout(type == PRIMITIVE_TYPE_INVALID ? type_ : type,
-                                                dims);
+    Shape shape = Shape::MakeArrayWithDescendingLayout(
+        type == PRIMITIVE_TYPE_INVALID ? type_ : type, dims);
+    if (options_.random_layouts && shape.rank() >= 2 && Uniform(0, 1) == 1) {
+      std::shuffle(shape.mutable_layout()->minor_to_major.begin(),
+                   shape.mutable_layout()->minor_to_major.end(), rng_);
+    }
+    return shape;
   }
 
   HloComputation* MakeAdder() {

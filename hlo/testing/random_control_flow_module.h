@@ -26,6 +26,10 @@ struct RandomControlFlowModuleOptions {
   int num_parameters = 3;
   int num_steps = 10;  // ops (or control-flow constructs) in the entry
   int max_depth = 2;   // nesting of loops, conditionals and calls
+  // Give about half the arrays of rank >= 2 a random layout, so that loop
+  // state, branch operands and their computations' parameters may
+  // disagree on layouts (as JAX's modules do).
+  bool random_layouts = false;
 };
 
 std::unique_ptr<HloModule> MakeRandomControlFlowModule(

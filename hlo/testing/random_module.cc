@@ -43,7 +43,12 @@ class Generator {
   bool IsFloat() const { return type_ == F32; }
 
   Shape ArrayShape(PrimitiveType type, std::vector<int64_t> dims) {
-    return Shape::MakeArrayWithDescendingLayout(type, std::move(dims));
+    Shape shape = Shape::MakeArrayWithDescendingLayout(type, std::move(dims));
+    if (options_.random_layouts && shape.rank() >= 2 && Coin()) {
+      std::shuffle(shape.mutable_layout()->minor_to_major.begin(),
+                   shape.mutable_layout()->minor_to_major.end(), rng_);
+    }
+    return shape;
   }
   Shape RandomShape() {
     std::vector<int64_t> dims(Uniform(1, 3));

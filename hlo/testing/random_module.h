@@ -19,6 +19,9 @@ struct RandomModuleOptions {
   int num_instructions = 24;  // besides parameters and the root tuple
   // F32 or S32: the element type of the parameters and most values.
   PrimitiveType element_type = F32;
+  // Give about half the arrays of rank >= 2 a random (non-row-major)
+  // layout, as a module before XLA's layout assignment may have.
+  bool random_layouts = false;
 };
 
 std::unique_ptr<HloModule> MakeRandomModule(const RandomModuleOptions& options);

@@ -56,6 +56,7 @@ TEST(FusionRandomModulesTest, ThreePassesKeepResults) {
       options.seed = seed;
       options.element_type = type;
       options.num_instructions = 16 + static_cast<int>(seed % 4) * 8;
+      options.random_layouts = seed % 2 == 1;
       std::unique_ptr<HloModule> module = MakeRandomModule(options);
       ASSERT_TRUE(VerifyHloModule(*module).ok());
       const std::string label = absl::StrCat(PrimitiveTypeName(type), " seed ", seed);

@@ -74,8 +74,11 @@ absl::StatusOr<Literal> DeviceBuffer::ToLiteral() const {
 // LoadedExecutable
 // ---------------------------------------------------------------------------
 
-absl::StatusOr<Literal> LoadedExecutable::Execute(absl::Span<const Literal> arguments) const {
-  return executable_->RunLiterals(arguments);
+absl::StatusOr<Literal> LoadedExecutable::Execute(absl::Span<const Literal> arguments,
+                                                  const ExecuteOptions& options) const {
+  runtime::RunOptions run;
+  run.cancelled = options.cancelled;
+  return executable_->RunLiterals(arguments, run);
 }
 
 absl::StatusOr<std::vector<std::unique_ptr<DeviceBuffer>>> LoadedExecutable::ExecuteBuffers(
@@ -160,7 +163,9 @@ absl::StatusOr<std::vector<std::unique_ptr<DeviceBuffer>>> LoadedExecutable::Exe
     owners[allocation.argument] = nullptr;
   }
   std::vector<runtime::ResultBuffer> out(results.begin(), results.end());
-  TS_RETURN_IF_ERROR(raw.ExecuteInto(in, out));
+  runtime::RunOptions run;
+  run.cancelled = options.cancelled;
+  TS_RETURN_IF_ERROR(raw.ExecuteInto(in, out, run));
   for (int64_t i : donated) {
     arguments[i]->deleted_ = true;
     arguments[i]->leaves_.clear();

@@ -20,6 +20,7 @@
 #ifndef TESSERA_CLIENT_LOCAL_CLIENT_H_
 #define TESSERA_CLIENT_LOCAL_CLIENT_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -76,6 +77,10 @@ struct ExecuteOptions {
   // Arguments (by position) whose buffers the run may overwrite and
   // consume; a result placed over one takes its memory.
   std::vector<int64_t> donated_arguments;
+  // When set, another thread may set it to stop the run between its steps
+  // (kernels, loop iterations): the run fails with CANCELLED.  An op that
+  // runs on the evaluator finishes first.
+  const std::atomic<bool>* cancelled = nullptr;
 };
 
 class LoadedExecutable {
@@ -90,7 +95,8 @@ class LoadedExecutable {
   // Runs on literals; the result is the program's result (a tuple for
   // several outputs).  Wrong argument counts, types or shapes are
   // InvalidArgument errors naming the parameter.
-  absl::StatusOr<Literal> Execute(absl::Span<const Literal> arguments) const;
+  absl::StatusOr<Literal> Execute(absl::Span<const Literal> arguments,
+                                  const ExecuteOptions& options = {}) const;
 
   // Runs on device buffers; returns one buffer per output (the elements of
   // a tuple result, else the one result).  Safe to call from many threads

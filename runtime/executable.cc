@@ -146,6 +146,7 @@ absl::Status Executable::ExecuteInto(absl::Span<const ArgumentBuffer> arguments,
   params.thread_pool =
       options.thread_pool != nullptr ? options.thread_pool : &ThreadPool::Default();
   params.profile = options.profile;
+  params.cancelled = options.cancelled;
   status = thunks_.Execute(params);
   if (status.ok()) {
     for (int64_t r = 0; r < result_count(); ++r) {

@@ -20,6 +20,7 @@
 #ifndef TESSERA_RUNTIME_EXECUTABLE_H_
 #define TESSERA_RUNTIME_EXECUTABLE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -42,6 +43,9 @@ struct RunOptions {
   ThreadPool* thread_pool = nullptr;
   // When set, each thunk's time is added to it (`tessera bench --profile`).
   ThunkProfile* profile = nullptr;
+  // When set, another thread may set it to stop the run between thunks
+  // (and loop iterations); the run then fails with CANCELLED.
+  const std::atomic<bool>* cancelled = nullptr;
 };
 
 class Executable {

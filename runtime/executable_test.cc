@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -203,6 +205,39 @@ TEST(ExecutableTest, WhileLoopOverTempState) {
             "  body:\n"
             "    kernel accumulate (a2[0, 12))\n"
             "copy sum a2[8, 12) -> a1[0, 4)\n");
+}
+
+// A loop that would run 2^31 times, stopped from another thread between
+// iterations; a flag set before the run stops it before its first thunk.
+TEST(ExecutableTest, CancellationStopsARunBetweenSteps) {
+  BufferPlan plan = *BufferPlan::Create(
+      {Allocation::Parameter(0, 12), Allocation::Output(0, 4), Allocation::Temp(16)});
+  const BufferSlice state{2, 0, 12}, predicate{2, 12, 1};
+  ThunkSequence condition;
+  condition.Emplace<KernelThunk>("less", std::vector<BufferSlice>{state, predicate}, &Less);
+  ThunkSequence body;
+  body.Emplace<KernelThunk>("accumulate", std::vector<BufferSlice>{state}, &Accumulate);
+  ThunkSequence thunks;
+  thunks.Emplace<CopyThunk>("init", BufferSlice{0, 0, 12}, state);
+  thunks.Emplace<WhileThunk>("loop", std::move(condition), predicate, std::move(body));
+  thunks.Emplace<CopyThunk>("sum", BufferSlice{2, 8, 4}, BufferSlice{1, 0, 4});
+  std::unique_ptr<Executable> executable =
+      *Executable::Create("endless", std::move(plan), std::move(thunks), {{1, 0, 4}});
+  int32_t init[3] = {0, 2147483647, 0};
+  std::atomic<bool> cancelled{false};
+  RunOptions options;
+  options.cancelled = &cancelled;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    cancelled = true;
+  });
+  absl::StatusOr<std::vector<OwnedBuffer>> results =
+      executable->Run({ArgumentBuffer(init, 12)}, options);
+  canceller.join();
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kCancelled);
+  EXPECT_THAT(std::string(results.status().message()), HasSubstr("cancelled"));
+  results = executable->Run({ArgumentBuffer(init, 12)}, options);
+  EXPECT_THAT(std::string(results.status().message()), HasSubstr("cancelled before init"));
 }
 
 TEST(ExecutableTest, ConcurrentRunsUseArenasOfTheirOwn) {

@@ -71,6 +71,9 @@ std::string ThunkProfile::ToString(int64_t runs, double run_ms) const {
 
 absl::Status ThunkSequence::Execute(const ExecuteParams& params) const {
   for (const std::unique_ptr<Thunk>& thunk : thunks_) {
+    if (params.cancelled != nullptr && params.cancelled->load(std::memory_order_relaxed)) {
+      return absl::CancelledError(absl::StrCat("the run was cancelled before ", thunk->name()));
+    }
     absl::Status status;
     if (params.profile != nullptr) {
       const auto start = std::chrono::steady_clock::now();

@@ -14,6 +14,7 @@
 #ifndef TESSERA_RUNTIME_THUNK_H_
 #define TESSERA_RUNTIME_THUNK_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <utility>
@@ -61,6 +62,10 @@ struct ExecuteParams {
   ThreadPool* thread_pool = nullptr;
   // When set, ThunkSequence times each thunk into it.
   ThunkProfile* profile = nullptr;
+  // When set and true, the run stops before its next thunk (a loop before
+  // its next iteration) with CANCELLED: a caller's deadline or
+  // cancellation, set from another thread.
+  const std::atomic<bool>* cancelled = nullptr;
 };
 
 class Thunk {

@@ -7,9 +7,25 @@
 namespace tessera {
 namespace runtime {
 
+namespace {
+
+// Each iteration may be the last a cancelled run makes (even one whose
+// condition and body are empty).
+absl::Status CheckCancelled(const ExecuteParams& params, const std::string& name) {
+  if (params.cancelled != nullptr && params.cancelled->load(std::memory_order_relaxed)) {
+    return absl::CancelledError(absl::StrCat("the run was cancelled in loop ", name));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status WhileThunk::Execute(const ExecuteParams& params) const {
   if (trip_count_.has_value()) {
     for (int64_t i = 0; i < *trip_count_; ++i) {
+      if (absl::Status cancelled = CheckCancelled(params, name()); !cancelled.ok()) {
+        return cancelled;
+      }
       absl::Status status = body_.Execute(params);
       if (!status.ok()) return status;
     }
@@ -17,6 +33,9 @@ absl::Status WhileThunk::Execute(const ExecuteParams& params) const {
   }
   const uint8_t* predicate = static_cast<const uint8_t*>(params.buffers->Resolve(predicate_));
   while (true) {
+    if (absl::Status cancelled = CheckCancelled(params, name()); !cancelled.ok()) {
+      return cancelled;
+    }
     absl::Status status = condition_.Execute(params);
     if (!status.ok()) return status;
     if (*predicate == 0) return absl::OkStatus();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -352,10 +353,36 @@ absl::Status CompileServiceImpl::DoExecute(grpc::ServerContext* context,
   if (context->IsCancelled()) return absl::CancelledError("the call was cancelled");
   TS_RETURN_IF_ERROR(AcquireSlot(context));
   SlotGuard slot([this] { ReleaseSlot(); });
+  // The run stops between its steps when the call is cancelled or its
+  // deadline passes, so that an endless loop cannot hold the slot.
+  std::atomic<bool> cancelled{false};
+  std::atomic<bool> finished{false};
+  std::thread watcher([&] {
+    while (!finished.load()) {
+      if (context->IsCancelled() || std::chrono::system_clock::now() > context->deadline()) {
+        cancelled = true;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  });
+  SlotGuard stop_watching([&] {
+    finished = true;
+    watcher.join();
+  });
+  execute_options.cancelled = &cancelled;
+  ExecuteOptions literal_options;
+  literal_options.cancelled = &cancelled;
   const auto start = std::chrono::steady_clock::now();
   Literal result;
+  auto stopped = [&](const absl::Status& status) {
+    if (status.code() != absl::StatusCode::kCancelled || context->IsCancelled()) return status;
+    return absl::DeadlineExceededError(absl::StrCat("the deadline passed: ", status.message()));
+  };
   if (all_literals) {
-    TS_ASSIGN_OR_RETURN(result, executable.Execute(literals));
+    absl::StatusOr<Literal> ran = executable.Execute(literals, literal_options);
+    if (!ran.ok()) return stopped(ran.status());
+    result = *std::move(ran);
   } else {
     std::vector<DeviceBuffer*> arguments(count);
     for (int64_t i = 0; i < count; ++i) {
@@ -367,8 +394,10 @@ absl::Status CompileServiceImpl::DoExecute(grpc::ServerContext* context,
       }
       arguments[i] = buffers[i].get();
     }
-    TS_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<DeviceBuffer>> outputs,
-                        executable.ExecuteBuffers(arguments, execute_options));
+    absl::StatusOr<std::vector<std::unique_ptr<DeviceBuffer>>> ran =
+        executable.ExecuteBuffers(arguments, execute_options);
+    if (!ran.ok()) return stopped(ran.status());
+    std::vector<std::unique_ptr<DeviceBuffer>> outputs = *std::move(ran);
     if (request.keep_results_on_server()) {
       for (std::unique_ptr<DeviceBuffer>& output : outputs) {
         TS_ASSIGN_OR_RETURN(uint64_t handle, buffers_.Add(std::move(output)));

@@ -1,7 +1,9 @@
 // The service on loopback: a round trip through every RPC, and malformed
 // and hostile requests, each answered with the right status while the
 // server keeps serving.
+#include <atomic>
 #include <memory>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -521,6 +523,55 @@ ENTRY e {
   }
 
   EXPECT_GE(checked, 30);
+  ExpectStillServing();
+}
+
+// A loop that would run for minutes: the deadline stops it between
+// iterations, its slot comes back, and the server keeps serving.
+TEST_F(ServiceTest, DeadlinesStopEndlessRuns) {
+  std::unique_ptr<HloModule> endless = Parse(R"(HloModule endless
+cond {
+  s = (s32[], f32[64]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(2147483647)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[64]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[64] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  ROOT t = (s32[], f32[64]) tuple(add(i, one), sine(x))
+}
+ENTRY e {
+  x = f32[64] parameter(0)
+  zero = s32[] constant(0)
+  w = (s32[], f32[64]) while(tuple(zero, x)), condition=cond, body=body
+  ROOT r = f32[64] get-tuple-element(w), index=1
+})");
+  RemoteClientOptions short_deadline;
+  short_deadline.timeout = std::chrono::milliseconds(300);
+  std::unique_ptr<RemoteClient> impatient = *RemoteClient::Connect(server_->address(), short_deadline);
+  std::unique_ptr<RemoteExecutable> loop = *client_->Compile(*endless);
+  std::unique_ptr<RemoteExecutable> same = *impatient->Compile(*endless);
+  ASSERT_EQ(same->handle(), loop->handle());
+  const auto start = std::chrono::steady_clock::now();
+  // More endless calls than execution slots, at once.
+  std::vector<std::thread> callers;
+  std::atomic<int> stopped{0};
+  for (int i = 0; i < 3; ++i) {
+    callers.emplace_back([&] {
+      absl::Status status = same->Execute({Literal(Shape::MakeArray(F32, {64}))}).status();
+      if (status.code() == absl::StatusCode::kDeadlineExceeded) ++stopped;
+    });
+  }
+  for (std::thread& caller : callers) caller.join();
+  EXPECT_EQ(stopped.load(), 3);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
+  for (int i = 0; i < 100 && client_->GetStats()->active_executions() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(client_->GetStats()->active_executions(), 0);
   ExpectStillServing();
 }
 

@@ -171,7 +171,8 @@ void Accumulate(void** b) {
   s[2] += s[0];
 }
 
-TEST(ExecutableTest, WhileLoopOverTempState) {
+// sum = 1 + 2 + ... + n by a while loop over a temp state {i, n, sum}.
+std::unique_ptr<Executable> SumLoop(const std::string& name) {
   BufferPlan plan = *BufferPlan::Create(
       {Allocation::Parameter(0, 12), Allocation::Output(0, 4), Allocation::Temp(16)});
   const BufferSlice state{2, 0, 12}, predicate{2, 12, 1};
@@ -183,8 +184,11 @@ TEST(ExecutableTest, WhileLoopOverTempState) {
   thunks.Emplace<CopyThunk>("init", BufferSlice{0, 0, 12}, state);
   thunks.Emplace<WhileThunk>("loop", std::move(condition), predicate, std::move(body));
   thunks.Emplace<CopyThunk>("sum", BufferSlice{2, 8, 4}, BufferSlice{1, 0, 4});
-  std::unique_ptr<Executable> executable =
-      *Executable::Create("sum", std::move(plan), std::move(thunks), {{1, 0, 4}});
+  return *Executable::Create(name, std::move(plan), std::move(thunks), {{1, 0, 4}});
+}
+
+TEST(ExecutableTest, WhileLoopOverTempState) {
+  std::unique_ptr<Executable> executable = SumLoop("sum");
   for (int32_t n : {0, 1, 100}) {
     int32_t init[3] = {0, n, 0};
     absl::StatusOr<std::vector<OwnedBuffer>> results = executable->Run({ArgumentBuffer(init, 12)});
@@ -210,19 +214,7 @@ TEST(ExecutableTest, WhileLoopOverTempState) {
 // A loop that would run 2^31 times, stopped from another thread between
 // iterations; a flag set before the run stops it before its first thunk.
 TEST(ExecutableTest, CancellationStopsARunBetweenSteps) {
-  BufferPlan plan = *BufferPlan::Create(
-      {Allocation::Parameter(0, 12), Allocation::Output(0, 4), Allocation::Temp(16)});
-  const BufferSlice state{2, 0, 12}, predicate{2, 12, 1};
-  ThunkSequence condition;
-  condition.Emplace<KernelThunk>("less", std::vector<BufferSlice>{state, predicate}, &Less);
-  ThunkSequence body;
-  body.Emplace<KernelThunk>("accumulate", std::vector<BufferSlice>{state}, &Accumulate);
-  ThunkSequence thunks;
-  thunks.Emplace<CopyThunk>("init", BufferSlice{0, 0, 12}, state);
-  thunks.Emplace<WhileThunk>("loop", std::move(condition), predicate, std::move(body));
-  thunks.Emplace<CopyThunk>("sum", BufferSlice{2, 8, 4}, BufferSlice{1, 0, 4});
-  std::unique_ptr<Executable> executable =
-      *Executable::Create("endless", std::move(plan), std::move(thunks), {{1, 0, 4}});
+  std::unique_ptr<Executable> executable = SumLoop("endless");
   int32_t init[3] = {0, 2147483647, 0};
   std::atomic<bool> cancelled{false};
   RunOptions options;

@@ -94,6 +94,53 @@ llvm::Constant* ReducerIdentity(const HloComputation& reducer, PrimitiveType typ
   }
 }
 
+// `op` (the reducer's root, a binary op of its two parameters) applied
+// lane by lane to the vectors `a` (its first parameter's lanes) and `b`,
+// exactly as the elemental emitter applies it to scalars; null for a type
+// this does not cover (the caller then combines lanes one by one).
+llvm::Value* CombineLaneVectors(HloOpcode op, PrimitiveType type, llvm::Value* a, llvm::Value* b,
+                                llvm::IRBuilder<>* builder) {
+  const bool is_float = type == F32 || type == F64;
+  if (!is_float && !IsIntegralType(type)) return nullptr;
+  const bool is_signed = IsSignedIntegralType(type);
+  switch (op) {
+    case HloOpcode::kAdd:
+      return is_float ? builder->CreateFAdd(a, b) : builder->CreateAdd(a, b);
+    case HloOpcode::kMultiply:
+      return is_float ? builder->CreateFMul(a, b) : builder->CreateMul(a, b);
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum: {
+      const bool max = op == HloOpcode::kMaximum;
+      if (!is_float) {
+        return builder->CreateBinaryIntrinsic(
+            max ? (is_signed ? llvm::Intrinsic::smax : llvm::Intrinsic::umax)
+                : (is_signed ? llvm::Intrinsic::smin : llvm::Intrinsic::umin),
+            a, b);
+      }
+      // The evaluator's: a NaN operand wins (the first), and -0 < +0.
+      llvm::Type* bits = llvm::VectorType::getInteger(llvm::cast<llvm::VectorType>(a->getType()));
+      llvm::Value* a_negative =
+          builder->CreateICmpSLT(builder->CreateBitCast(a, bits), llvm::Constant::getNullValue(bits));
+      llvm::Value* result = builder->CreateSelect(
+          max ? builder->CreateFCmpOGT(a, b) : builder->CreateFCmpOLT(a, b), a, b);
+      result = builder->CreateSelect(
+          builder->CreateFCmpOEQ(a, b),
+          max ? builder->CreateSelect(a_negative, b, a) : builder->CreateSelect(a_negative, a, b),
+          result);
+      result = builder->CreateSelect(builder->CreateFCmpUNO(b, b), b, result);
+      return builder->CreateSelect(builder->CreateFCmpUNO(a, a), a, result);
+    }
+    case HloOpcode::kAnd:
+      return is_float ? nullptr : builder->CreateAnd(a, b);
+    case HloOpcode::kOr:
+      return is_float ? nullptr : builder->CreateOr(a, b);
+    case HloOpcode::kXor:
+      return is_float ? nullptr : builder->CreateXor(a, b);
+    default:
+      return nullptr;
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<llvm::Value*>> EmitScalarComputation(
@@ -326,7 +373,29 @@ absl::StatusOr<llvm_ir::ElementGenerator> MakeReduceGenerator(
           tail.Finish(b);
         }
         for (auto it = loops.rbegin(); it != loops.rend(); ++it) it->Finish(b);
-        // Pairwise combination: lane j absorbs lane j + half.
+        // Pairwise combination: lane j absorbs lane j + half.  On the lanes
+        // as one vector, halving (a few shuffles and vector ops, which keeps
+        // the kernel's IR small), unless the reducer's type needs scalars.
+        const HloInstruction* root = reducer->root_instruction();
+        const bool accumulator_first = root->operand(0)->parameter_number() == 0;
+        llvm::Type* vector_type = llvm::FixedVectorType::get(value_type, lanes);
+        llvm::Value* lanes_vector = b->CreateAlignedLoad(
+            vector_type, lane_slots, llvm::Align(std::max(1, ByteWidth(type))));
+        for (int64_t half = lanes / 2; half >= 1 && lanes_vector != nullptr; half /= 2) {
+          std::vector<int> low_mask(half), high_mask(half);
+          for (int64_t j = 0; j < half; ++j) {
+            low_mask[j] = static_cast<int>(j);
+            high_mask[j] = static_cast<int>(j + half);
+          }
+          llvm::Value* low = b->CreateShuffleVector(lanes_vector, low_mask);
+          llvm::Value* high = b->CreateShuffleVector(lanes_vector, high_mask);
+          lanes_vector = accumulator_first ? CombineLaneVectors(op, type, low, high, b)
+                                           : CombineLaneVectors(op, type, high, low, b);
+        }
+        if (lanes_vector != nullptr) {
+          return EmitReducer(*reducer, init_value, b->CreateExtractElement(lanes_vector, uint64_t{0}),
+                             emitter, b);
+        }
         for (int64_t half = lanes / 2; half >= 1; half /= 2) {
           for (int64_t j = 0; j < half; ++j) {
             llvm::Value* low = lane(constant(j));

@@ -63,13 +63,14 @@ bool SameBits(const Literal& a, const Literal& b) {
 
 std::string ReduceModule(const std::string& type, const std::string& op,
                          const std::string& operand, const std::string& result,
-                         const std::string& dimensions, const std::string& init) {
+                         const std::string& dimensions, const std::string& init,
+                         const std::string& reducer_operands = "a, b") {
   return absl::StrReplaceAll(R"(
 HloModule reduce
 red {
   a = $T[] parameter(0)
   b = $T[] parameter(1)
-  ROOT c = $T[] $OP(a, b)
+  ROOT c = $T[] $OP($ARGS)
 }
 ENTRY main {
   x = $OPERAND parameter(0)
@@ -79,6 +80,7 @@ ENTRY main {
 )",
                              {{"$T", type},
                               {"$OP", op},
+                              {"$ARGS", reducer_operands},
                               {"$OPERAND", operand},
                               {"$RESULT", result},
                               {"$DIMS", dimensions},
@@ -89,28 +91,32 @@ TEST(ReductionKernelTest, ExactOpsMatchBitForBitInLaneOrder) {
   std::mt19937_64 rng(11);
   // f32 max and min over rows with NaNs, infinities and both zeros.
   const std::vector<float> specials = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.5f, -2.5f};
+  // Reducers taking the accumulator first and second.
   for (const char* op : {"maximum", "minimum"}) {
     for (int64_t n : {31, 32, 33, 100, 1025}) {
-      SCOPED_TRACE(absl::StrCat(op, " n=", n));
-      const std::string text = ReduceModule("f32", op, absl::StrCat("f32[6,", n, "]"), "f32[6]",
-                                            "1", std::string(op) == "maximum" ? "-inf" : "inf");
-      Literal x(Shape(F32, {6, n}));
-      std::uniform_int_distribution<int> pick(0, 20);
-      std::uniform_real_distribution<float> value(-100.0f, 100.0f);
-      for (int64_t i = 0; i < 6 * n; ++i) {
-        const int k = pick(rng);
-        // Row 0 has no NaN; row 1 only zeros of both signs.
-        if (i / n == 1) {
-          x.data<float>()[i] = k % 2 == 0 ? 0.0f : -0.0f;
-        } else if (k < static_cast<int>(specials.size()) && (i / n != 0 || k != 4)) {
-          x.data<float>()[i] = specials[k];
-        } else {
-          x.data<float>()[i] = value(rng);
+      for (const char* operands : {"a, b", "b, a"}) {
+        SCOPED_TRACE(absl::StrCat(op, "(", operands, ") n=", n));
+        const std::string text =
+            ReduceModule("f32", op, absl::StrCat("f32[6,", n, "]"), "f32[6]", "1",
+                         std::string(op) == "maximum" ? "-inf" : "inf", operands);
+        Literal x(Shape(F32, {6, n}));
+        std::uniform_int_distribution<int> pick(0, 20);
+        std::uniform_real_distribution<float> value(-100.0f, 100.0f);
+        for (int64_t i = 0; i < 6 * n; ++i) {
+          const int k = pick(rng);
+          // Row 0 has no NaN; row 1 only zeros of both signs.
+          if (i / n == 1) {
+            x.data<float>()[i] = k % 2 == 0 ? 0.0f : -0.0f;
+          } else if (k < static_cast<int>(specials.size()) && (i / n != 0 || k != 4)) {
+            x.data<float>()[i] = specials[k];
+          } else {
+            x.data<float>()[i] = value(rng);
+          }
         }
+        Literal cpu, reference;
+        RunBoth(text, {x}, CpuCompileOptions{}, &cpu, &reference);
+        EXPECT_TRUE(SameBits(cpu, reference)) << cpu.ToString() << "\nvs\n" << reference.ToString();
       }
-      Literal cpu, reference;
-      RunBoth(text, {x}, CpuCompileOptions{}, &cpu, &reference);
-      EXPECT_TRUE(SameBits(cpu, reference)) << cpu.ToString() << "\nvs\n" << reference.ToString();
     }
   }
   // Integer sums (wrapping) and products, s32 and u8, and PRED and/or.

@@ -127,7 +127,9 @@ CompileServiceImpl::CompileServiceImpl(ServiceOptions options)
     : options_(std::move(options)),
       client_(*LocalClient::Create()),
       cache_(options_.max_executables, options_.max_executable_bytes),
-      buffers_(options_.max_buffer_bytes) {}
+      buffers_(options_.max_buffer_bytes),
+      execution_slots_(options_.concurrent_executions),
+      compile_slots_(options_.concurrent_compiles) {}
 
 absl::Status CompileServiceImpl::Authorize(const grpc::ServerContext& context) const {
   if (options_.auth_token.empty()) return absl::OkStatus();
@@ -152,7 +154,19 @@ absl::Status CompileServiceImpl::Authorize(const grpc::ServerContext& context) c
 // ---------------------------------------------------------------------------
 
 absl::StatusOr<std::shared_ptr<const CachedExecutable>> CompileServiceImpl::CompileNew(
-    const CompileRequest& request, const CompileOptions& options, const std::string& key) {
+    grpc::ServerContext* context, const CompileRequest& request, const CompileOptions& options,
+    const std::string& key) {
+  int64_t instructions = 0;
+  for (const xla::HloComputationProto& computation : request.module().computations()) {
+    instructions += computation.instructions_size();
+  }
+  if (instructions > options_.max_instructions) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the module has ", instructions, " instructions; this server compiles at most ",
+        options_.max_instructions));
+  }
+  TS_RETURN_IF_ERROR(compile_slots_.Acquire(context, "compile"));
+  SlotGuard slot([this] { compile_slots_.Release(); });
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<HloModule>> module = ImportHloModuleProto(request.module());
   if (!module.ok()) {
@@ -233,7 +247,7 @@ absl::Status CompileServiceImpl::DoCompile(grpc::ServerContext* context,
       continue;
     }
     absl::StatusOr<std::shared_ptr<const CachedExecutable>> compiled =
-        CompileNew(request, options, key);
+        CompileNew(context, request, options, key);
     {
       std::lock_guard<std::mutex> lock(compiling_mutex_);
       compiling_.erase(key);
@@ -272,27 +286,6 @@ grpc::Status CompileServiceImpl::Compile(grpc::ServerContext* context,
 // ---------------------------------------------------------------------------
 // Execute
 // ---------------------------------------------------------------------------
-
-absl::Status CompileServiceImpl::AcquireSlot(grpc::ServerContext* context) {
-  std::unique_lock<std::mutex> lock(slots_mutex_);
-  while (slots_in_use_ >= options_.concurrent_executions) {
-    if (context->IsCancelled()) return absl::CancelledError("the call was cancelled");
-    if (std::chrono::system_clock::now() > context->deadline()) {
-      return absl::DeadlineExceededError("the deadline passed while waiting to execute");
-    }
-    slots_freed_.wait_for(lock, std::chrono::milliseconds(5));
-  }
-  ++slots_in_use_;
-  return absl::OkStatus();
-}
-
-void CompileServiceImpl::ReleaseSlot() {
-  {
-    std::lock_guard<std::mutex> lock(slots_mutex_);
-    --slots_in_use_;
-  }
-  slots_freed_.notify_one();
-}
 
 absl::Status CompileServiceImpl::DoExecute(grpc::ServerContext* context,
                                            const ExecuteRequest& request,
@@ -351,8 +344,8 @@ absl::Status CompileServiceImpl::DoExecute(grpc::ServerContext* context,
     }
   }
   if (context->IsCancelled()) return absl::CancelledError("the call was cancelled");
-  TS_RETURN_IF_ERROR(AcquireSlot(context));
-  SlotGuard slot([this] { ReleaseSlot(); });
+  TS_RETURN_IF_ERROR(execution_slots_.Acquire(context, "execute"));
+  SlotGuard slot([this] { execution_slots_.Release(); });
   // The run stops between its steps when the call is cancelled or its
   // deadline passes, so that an endless loop cannot hold the slot.
   std::atomic<bool> cancelled{false};
@@ -564,10 +557,7 @@ grpc::Status CompileServiceImpl::GetStats(grpc::ServerContext* context, const Ge
   response->set_execute_errors(execute_errors_.load());
   response->set_buffers(buffers_.count());
   response->set_buffer_bytes(buffers_.bytes());
-  {
-    std::lock_guard<std::mutex> lock(slots_mutex_);
-    response->set_active_executions(slots_in_use_);
-  }
+  response->set_active_executions(execution_slots_.in_use());
   return grpc::Status::OK;
 }
 

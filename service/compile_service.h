@@ -25,6 +25,7 @@
 #include "client/local_client.h"
 #include "service/buffer_store.h"
 #include "service/executable_cache.h"
+#include "service/slots.h"
 #include "service/tessera_service.grpc.pb.h"
 
 namespace tessera {
@@ -42,6 +43,10 @@ struct ServiceOptions {
   int64_t max_value_bytes = int64_t{1} << 30;
   // Executions at once; more wait (within their deadline).
   int concurrent_executions = 2;
+  // Compiles of new modules at once; more wait (within their deadline).
+  int concurrent_compiles = 2;
+  // The most instructions a module may have (in all its computations).
+  int64_t max_instructions = 200000;
   // When non-empty, every request must carry `authorization: Bearer TOKEN`
   // in its metadata.
   std::string auth_token;
@@ -76,12 +81,10 @@ class CompileServiceImpl final : public CompileService::Service {
                          CompileResponse* response);
   // Imports, verifies, checks and compiles a module new to the cache.
   absl::StatusOr<std::shared_ptr<const CachedExecutable>> CompileNew(
-      const CompileRequest& request, const CompileOptions& options, const std::string& key);
+      grpc::ServerContext* context, const CompileRequest& request, const CompileOptions& options,
+      const std::string& key);
   absl::Status DoExecute(grpc::ServerContext* context, const ExecuteRequest& request,
                          ExecuteResponse* response);
-  // Waits for an execution slot until the deadline or a cancellation.
-  absl::Status AcquireSlot(grpc::ServerContext* context);
-  void ReleaseSlot();
 
   const ServiceOptions options_;
   std::unique_ptr<LocalClient> client_;
@@ -93,9 +96,8 @@ class CompileServiceImpl final : public CompileService::Service {
   std::mutex compiling_mutex_;
   absl::flat_hash_map<std::string, std::shared_future<absl::Status>> compiling_;
 
-  std::mutex slots_mutex_;
-  std::condition_variable slots_freed_;
-  int slots_in_use_ = 0;
+  Slots execution_slots_;
+  Slots compile_slots_;
 
   std::atomic<int64_t> compile_requests_{0};
   std::atomic<int64_t> cache_hits_{0};

@@ -96,6 +96,7 @@ class ServiceTest : public ::testing::Test {
     options.service.max_executables = 4;
     options.service.max_value_bytes = int64_t{64} << 20;
     options.service.max_buffer_bytes = int64_t{16} << 20;
+    options.service.max_instructions = 1000;
     options.service.auth_token = token;
     absl::StatusOr<std::unique_ptr<TesseraServer>> server = TesseraServer::Start(options);
     ASSERT_TRUE(server.ok()) << server.status();
@@ -289,6 +290,16 @@ ENTRY e {
   ROOT n = f32[1000000000000] negate(p)
 })");
     expect_compile(r, grpc::StatusCode::RESOURCE_EXHAUSTED, "over the server's limit");
+  }
+  {  // More instructions than the server compiles.
+    std::string text = "HloModule long_chain\nENTRY e {\n  v0 = f32[4] parameter(0)\n";
+    for (int i = 1; i <= 1200; ++i) {
+      text += "  v" + std::to_string(i) + " = f32[4] negate(v" + std::to_string(i - 1) + ")\n";
+    }
+    text += "  ROOT r = f32[4] negate(v1200)\n}\n";
+    CompileRequest r;
+    *r.mutable_module() = ProtoOf(text);
+    expect_compile(r, grpc::StatusCode::RESOURCE_EXHAUSTED, "compiles at most 1000");
   }
   {  // Dimensions whose product overflows 64 bits.
     CompileRequest r;

@@ -31,6 +31,10 @@ const std::vector<FlagSpec>& ServeFlags() {
                                      "(default 4096)"},
       {"concurrent_executions", true, false, "executions at once; more wait within their "
                                              "deadline (default: the number of cores)"},
+      {"concurrent_compiles", true, false, "compiles of new modules at once; more wait within "
+                                           "their deadline (default: the number of cores)"},
+      {"max_instructions", true, false, "the largest module compiled, in instructions "
+                                        "(default 200000)"},
       {"auth_token_file", true, false, "require the token in this file in every request's "
                                        "`authorization: Bearer TOKEN` metadata"},
   };
@@ -63,6 +67,7 @@ std::string ServeUsage() {
       "usage: tessera serve [--address=127.0.0.1:PORT] [--backend=cpu|interpreter]\n"
       "                    [--max_message_mb=N] [--max_executables=N] [--max_cache_mb=N]\n"
       "                    [--max_buffer_mb=N] [--concurrent_executions=N]\n"
+      "                    [--concurrent_compiles=N] [--max_instructions=N]\n"
       "                    [--auth_token_file=F]\n"
       "Serves the Tessera compile-and-execute service (gRPC, service/tessera_service.proto)\n"
       "and gRPC's health service until interrupted.\n",
@@ -95,6 +100,10 @@ absl::Status RunServeCommand(const std::vector<std::string>& args, std::ostream&
   const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
   TS_ASSIGN_OR_RETURN(int64_t concurrent, PositiveFlag(cl, "concurrent_executions", cores));
   options.service.concurrent_executions = static_cast<int>(concurrent);
+  TS_ASSIGN_OR_RETURN(int64_t compiles, PositiveFlag(cl, "concurrent_compiles", cores));
+  options.service.concurrent_compiles = static_cast<int>(compiles);
+  TS_ASSIGN_OR_RETURN(options.service.max_instructions,
+                      PositiveFlag(cl, "max_instructions", 200000));
   if (cl.Has("auth_token_file")) {
     TS_ASSIGN_OR_RETURN(options.service.auth_token, ReadTokenFile(cl.Get("auth_token_file")));
   }

@@ -112,6 +112,21 @@ std::vector<Program> Programs() {
          XlaComputation comparator = *less->Build();
          Tuple(&b, {rows, updated, Sort({Reshape(table, {400})}, comparator)});
        }},
+      {"pooling",
+       [](XlaBuilder& b) {
+         XlaOp x = Parameter(&b, 0, F32({2, 12, 10, 3}), "x");
+         XlaComputation max = CreateScalarMaxComputation(tessera::F32, &b);
+         XlaOp pooled = ReduceWindow(x, ConstantR0<float>(&b, -INFINITY), max, {1, 3, 3, 1},
+                                     {1, 2, 2, 1}, Padding::kSame);
+         std::unique_ptr<XlaBuilder> ge = b.CreateSubBuilder("ge");
+         Ge(Parameter(ge.get(), 0, F32({}), "a"), Parameter(ge.get(), 1, F32({}), "b"));
+         XlaComputation select = *ge->Build();
+         XlaOp gradient = SelectAndScatter(x, select, {1, 3, 3, 1}, {1, 2, 2, 1}, Padding::kSame,
+                                           Tanh(pooled), ConstantR0<float>(&b, 0),
+                                           CreateScalarAddComputation(tessera::F32, &b));
+         XlaOp top = TopK(Reshape(x, {24, 30}), 5);
+         Tuple(&b, {pooled, gradient, GetTupleElement(top, 0), GetTupleElement(top, 1)});
+       }},
       {"control_flow",
        [](XlaBuilder& b) {
          const Shape state = Shape::MakeTuple({S32({}), F32({32})});

@@ -324,6 +324,20 @@ XlaOp ReduceWindowWithGeneralPadding(XlaOp operand, XlaOp init_value,
                                      absl::Span<const int64_t> window_dilations,
                                      absl::Span<const std::pair<int64_t, int64_t>> padding);
 
+// The gradient of a window reduction (max pooling's): for each window,
+// `select` picks an element of `operand` and `scatter` adds the window's
+// `source` value there, from `init_value`.
+XlaOp SelectAndScatter(XlaOp operand, const XlaComputation& select,
+                       absl::Span<const int64_t> window_dimensions,
+                       absl::Span<const int64_t> window_strides, Padding padding, XlaOp source,
+                       XlaOp init_value, const XlaComputation& scatter);
+XlaOp SelectAndScatterWithGeneralPadding(XlaOp operand, const XlaComputation& select,
+                                         absl::Span<const int64_t> window_dimensions,
+                                         absl::Span<const int64_t> window_strides,
+                                         absl::Span<const std::pair<int64_t, int64_t>> padding,
+                                         XlaOp source, XlaOp init_value,
+                                         const XlaComputation& scatter);
+
 // --- Indexing ---
 XlaOp Gather(XlaOp input, XlaOp start_indices, const GatherDimensionNumbers& dimension_numbers,
              absl::Span<const int64_t> slice_sizes, bool indices_are_sorted = false);
@@ -335,6 +349,14 @@ XlaOp Scatter(XlaOp input, XlaOp scatter_indices, XlaOp updates,
 // (2N scalar parameters, returning pred).
 XlaOp Sort(absl::Span<const XlaOp> operands, const XlaComputation& comparator,
            int64_t dimension = -1, bool is_stable = false);
+
+// The k largest (or smallest) elements along the last dimension and their
+// s32 indices: a (values, indices) tuple.
+XlaOp TopK(XlaOp operand, int64_t k, bool largest = true);
+// Rounds floats to a narrower exponent and mantissa, keeping the type.
+XlaOp ReducePrecision(XlaOp operand, int exponent_bits, int mantissa_bits);
+// Its operand, unchanged; no computation moves across it.
+XlaOp OptimizationBarrier(XlaOp operand);
 
 // --- Tuples and control flow ---
 XlaOp Tuple(XlaBuilder* builder, absl::Span<const XlaOp> elements);

@@ -268,6 +268,48 @@ XlaOp ReduceWindow(XlaOp operand, XlaOp init_value, const XlaComputation& comput
       PaddingFor(padding, shape->dimensions(), window_dimensions, window_strides));
 }
 
+XlaOp SelectAndScatterWithGeneralPadding(XlaOp operand, const XlaComputation& select,
+                                         absl::Span<const int64_t> window_dimensions,
+                                         absl::Span<const int64_t> window_strides,
+                                         absl::Span<const std::pair<int64_t, int64_t>> padding,
+                                         XlaOp source, XlaOp init_value,
+                                         const XlaComputation& scatter) {
+  XlaBuilder* builder = BuilderOf({operand, source, init_value});
+  if (builder == nullptr) return XlaOp();
+  absl::StatusOr<Window> window = MakeWindow(window_dimensions, window_strides, padding, {}, {});
+  if (!window.ok()) return builder->ReportError("SelectAndScatter", window.status());
+  XlaBuilder::OpRequest request;
+  request.opcode = HloOpcode::kSelectAndScatter;
+  request.operands = {operand, source, init_value};
+  request.computations = {&select, &scatter};
+  request.set_attributes = [window = *window](HloAttributes& attributes) {
+    attributes.window = window;
+  };
+  return builder->AddOp("SelectAndScatter", std::move(request));
+}
+
+XlaOp SelectAndScatter(XlaOp operand, const XlaComputation& select,
+                       absl::Span<const int64_t> window_dimensions,
+                       absl::Span<const int64_t> window_strides, Padding padding, XlaOp source,
+                       XlaOp init_value, const XlaComputation& scatter) {
+  XlaBuilder* builder = BuilderOf({operand, source, init_value});
+  if (builder == nullptr) return XlaOp();
+  absl::StatusOr<Shape> shape = OperandShape(builder, "SelectAndScatter", operand);
+  if (!shape.ok()) return XlaOp();
+  if (window_dimensions.size() != static_cast<size_t>(shape->rank()) ||
+      window_strides.size() != window_dimensions.size()) {
+    return builder->ReportError(
+        "SelectAndScatter", absl::InvalidArgumentError(absl::StrCat(
+                                "needs one window size and one stride per dimension of ",
+                                shape->ToString(), "; got ", window_dimensions.size(), " and ",
+                                window_strides.size())));
+  }
+  return SelectAndScatterWithGeneralPadding(
+      operand, select, window_dimensions, window_strides,
+      PaddingFor(padding, shape->dimensions(), window_dimensions, window_strides), source,
+      init_value, scatter);
+}
+
 // ---------------------------------------------------------------------------
 // Indexing and sorting
 // ---------------------------------------------------------------------------
@@ -329,6 +371,38 @@ XlaOp Sort(absl::Span<const XlaOp> operands, const XlaComputation& comparator,
     attributes.is_stable = is_stable;
   };
   return builder->AddOp("Sort", std::move(request));
+}
+
+XlaOp TopK(XlaOp operand, int64_t k, bool largest) {
+  if (operand.builder() == nullptr) return XlaOp();
+  XlaBuilder::OpRequest request;
+  request.opcode = HloOpcode::kTopK;
+  request.operands = {operand};
+  request.set_attributes = [k, largest](HloAttributes& attributes) {
+    attributes.k = k;
+    attributes.largest = largest;
+  };
+  return operand.builder()->AddOp("TopK", std::move(request));
+}
+
+XlaOp ReducePrecision(XlaOp operand, int exponent_bits, int mantissa_bits) {
+  if (operand.builder() == nullptr) return XlaOp();
+  XlaBuilder::OpRequest request;
+  request.opcode = HloOpcode::kReducePrecision;
+  request.operands = {operand};
+  request.set_attributes = [exponent_bits, mantissa_bits](HloAttributes& attributes) {
+    attributes.exponent_bits = exponent_bits;
+    attributes.mantissa_bits = mantissa_bits;
+  };
+  return operand.builder()->AddOp("ReducePrecision", std::move(request));
+}
+
+XlaOp OptimizationBarrier(XlaOp operand) {
+  if (operand.builder() == nullptr) return XlaOp();
+  XlaBuilder::OpRequest request;
+  request.opcode = HloOpcode::kOptimizationBarrier;
+  request.operands = {operand};
+  return operand.builder()->AddOp("OptimizationBarrier", std::move(request));
 }
 
 // ---------------------------------------------------------------------------

@@ -249,6 +249,25 @@ TEST(XlaBuilderTest, GatherScatterAndSort) {
             "{0, 2, 1} )");
 }
 
+TEST(XlaBuilderTest, PoolingGradientTopKAndPrecision) {
+  XlaBuilder b("more");
+  // Max pooling's gradient: each 2x2 window's source goes to its maximum.
+  XlaOp x = ConstantR2<float>(&b, {{1, 5, 2, 0}, {3, 2, 7, 8}});
+  std::unique_ptr<XlaBuilder> ge = b.CreateSubBuilder("ge");
+  Ge(Parameter(ge.get(), 0, kF32Scalar, "a"), Parameter(ge.get(), 1, kF32Scalar, "b"));
+  XlaComputation select = *ge->Build();
+  XlaOp grad = SelectAndScatter(x, select, {2, 2}, {2, 2}, Padding::kValid,
+                                ConstantR2<float>(&b, {{10, 20}}), ConstantR0<float>(&b, 0),
+                                CreateScalarAddComputation(F32, &b));
+  XlaOp top = TopK(ConstantR1<float>(&b, {3, 1, 4, 1, 5}), 2);
+  XlaOp bottom = TopK(ConstantR1<int32_t>(&b, {3, 1, 4}), 2, /*largest=*/false);
+  Tuple(&b, {grad, GetTupleElement(top, 0), GetTupleElement(top, 1),
+             GetTupleElement(bottom, 0), ReducePrecision(ConstantR0<float>(&b, 1.1f), 5, 10),
+             OptimizationBarrier(Tuple(&b, {ConstantR0<int32_t>(&b, 7)}))});
+  EXPECT_EQ(Evaluate(b),
+            "( { { 0, 10, 0, 0 }, { 0, 0, 0, 20 } }, {5, 4}, {4, 2}, {1, 3}, 1.0996094, ( 7 ) )");
+}
+
 TEST(XlaBuilderTest, ControlFlow) {
   XlaBuilder b("control");
   const Shape state = Shape::MakeTuple({Shape::MakeArray(S32, {}), kF32Scalar});

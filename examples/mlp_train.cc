@@ -5,6 +5,11 @@
 // donated to each step, which updates them in place.
 //
 //   bazel run //examples:mlp_train -- [--steps=300] [--backend=cpu|interpreter]
+//                                      [--server=HOST:PORT]
+//
+// With --server it trains on a Tessera server (`tessera serve`) through
+// RemoteClient, the same code over the same interface: the parameters stay
+// on the server between steps.
 //
 // Prints the loss every 50 steps; exits with status 1 unless the final
 // loss is below half the first.
@@ -17,6 +22,7 @@
 #include <vector>
 
 #include "client/local_client.h"
+#include "client/remote_client.h"
 #include "client/xla_builder.h"
 
 namespace tessera {
@@ -109,35 +115,39 @@ std::pair<Literal, Literal> SyntheticBatch(std::mt19937& random, const Literal& 
   return {std::move(x), std::move(labels)};
 }
 
-int Train(int steps, const std::string& backend) {
+// The training loop, the same for a LocalClient (in this process) and a
+// RemoteClient (on a Tessera server): both compile an XlaComputation, keep
+// values on their device and run with donation through the same calls.
+template <typename Client>
+int Train(const Client& client, int steps, const std::string& backend, const std::string& where) {
   absl::StatusOr<XlaComputation> step = BuildTrainingStep();
   if (!step.ok()) {
     std::fprintf(stderr, "building the training step: %s\n", std::string(step.status().message()).c_str());
     return 2;
   }
-  std::unique_ptr<LocalClient> client = *LocalClient::Create();
   CompileOptions options;
   options.backend = backend;
   options.donatable_parameters = {0, 1, 2, 3};
-  absl::StatusOr<std::unique_ptr<LoadedExecutable>> executable = client->Compile(*step, options);
+  auto executable = client.Compile(*step, options);
   if (!executable.ok()) {
     std::fprintf(stderr, "compiling: %s\n", std::string(executable.status().message()).c_str());
     return 2;
   }
+  using Buffer = typename decltype(client.TransferToDevice(Literal()))::value_type::element_type;
 
   std::mt19937 random(42);
   const Literal teacher = RandomMatrix(random, {kInputs, kClasses}, 1.0f);
-  std::vector<std::unique_ptr<DeviceBuffer>> parameters;
+  std::vector<std::unique_ptr<Buffer>> parameters;
   for (const Literal& initial :
        {RandomMatrix(random, {kInputs, kHidden}, 0.3f), Literal(F32Shape({kHidden})),
         RandomMatrix(random, {kHidden, kClasses}, 0.3f), Literal(F32Shape({kClasses}))}) {
-    parameters.push_back(*client->TransferToDevice(initial));
+    parameters.push_back(*client.TransferToDevice(initial));
   }
   // A fixed pool of batches, visited in turn.
-  std::vector<std::pair<std::unique_ptr<DeviceBuffer>, std::unique_ptr<DeviceBuffer>>> batches;
+  std::vector<std::pair<std::unique_ptr<Buffer>, std::unique_ptr<Buffer>>> batches;
   for (int i = 0; i < 8; ++i) {
     auto [x, labels] = SyntheticBatch(random, teacher);
-    batches.emplace_back(*client->TransferToDevice(x), *client->TransferToDevice(labels));
+    batches.emplace_back(*client.TransferToDevice(x), *client.TransferToDevice(labels));
   }
 
   ExecuteOptions donate;
@@ -145,23 +155,22 @@ int Train(int steps, const std::string& backend) {
   float first_loss = 0, loss = 0;
   for (int i = 0; i < steps; ++i) {
     auto& [x, labels] = batches[i % batches.size()];
-    std::vector<DeviceBuffer*> arguments = {parameters[0].get(), parameters[1].get(),
-                                            parameters[2].get(), parameters[3].get(), x.get(),
-                                            labels.get()};
-    absl::StatusOr<std::vector<std::unique_ptr<DeviceBuffer>>> outputs =
-        (*executable)->ExecuteBuffers(arguments, donate);
+    std::vector<Buffer*> arguments = {parameters[0].get(), parameters[1].get(),
+                                      parameters[2].get(), parameters[3].get(), x.get(),
+                                      labels.get()};
+    auto outputs = (*executable)->ExecuteBuffers(arguments, donate);
     if (!outputs.ok()) {
       std::fprintf(stderr, "step %d: %s\n", i, std::string(outputs.status().message()).c_str());
       return 2;
     }
-    loss = (*outputs)[0]->ToLiteral()->Get<float>({});
+    loss = (*outputs)[0]->ToLiteral()->template Get<float>({});
     if (i == 0) first_loss = loss;
     for (int p = 0; p < 4; ++p) parameters[p] = std::move((*outputs)[p + 1]);
     if (i % 50 == 0 || i == steps - 1) std::printf("step %4d  loss %.4f\n", i, loss);
   }
   const bool fell = loss < 0.5f * first_loss;
   std::printf("loss %.4f -> %.4f over %d steps on %s: %s\n", first_loss, loss, steps,
-              backend.c_str(), fell ? "falling" : "NOT falling");
+              where.c_str(), fell ? "falling" : "NOT falling");
   return fell ? 0 : 1;
 }
 
@@ -171,13 +180,17 @@ int Train(int steps, const std::string& backend) {
 int main(int argc, char** argv) {
   int steps = 300;
   std::string backend = "cpu";
+  std::string server;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--steps=", 8) == 0) {
       steps = std::atoi(argv[i] + 8);
     } else if (std::strncmp(argv[i], "--backend=", 10) == 0) {
       backend = argv[i] + 10;
+    } else if (std::strncmp(argv[i], "--server=", 9) == 0) {
+      server = argv[i] + 9;
     } else {
-      std::fprintf(stderr, "usage: mlp_train [--steps=N] [--backend=cpu|interpreter]\n");
+      std::fprintf(stderr,
+                   "usage: mlp_train [--steps=N] [--backend=cpu|interpreter] [--server=HOST:PORT]\n");
       return 2;
     }
   }
@@ -185,5 +198,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mlp_train: --steps must be at least 1\n");
     return 2;
   }
-  return tessera::Train(steps, backend);
+  if (server.empty()) {
+    std::unique_ptr<tessera::LocalClient> client = *tessera::LocalClient::Create();
+    return tessera::Train(*client, steps, backend, backend);
+  }
+  absl::StatusOr<std::unique_ptr<tessera::RemoteClient>> client =
+      tessera::RemoteClient::Connect(server);
+  if (!client.ok()) {
+    std::fprintf(stderr, "mlp_train: %s\n", std::string(client.status().message()).c_str());
+    return 2;
+  }
+  return tessera::Train(**client, steps, backend, backend + " at " + server);
 }

@@ -107,7 +107,7 @@ constexpr char kSlow[] = R"(HloModule slow
 cond {
   s = (s32[], f32[256]) parameter(0)
   i = s32[] get-tuple-element(s), index=0
-  n = s32[] constant(4000)
+  n = s32[] constant(20000)
   ROOT lt = pred[] compare(i, n), direction=LT
 }
 body {

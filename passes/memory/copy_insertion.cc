@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlo/analysis/hlo_alias_analysis.h"
 #include "hlo/analysis/hlo_dataflow_analysis.h"
+#include "hlo/ir/hlo_clone.h"
 #include "hlo/ir/status_macros.h"
 
 namespace tessera {
@@ -24,22 +25,9 @@ bool IsSequentialCaller(const HloInstruction& instruction) {
 
 // A copy of `original` (same instructions, control edges and callees) added
 // to `module`.
-HloComputation* CloneComputation(HloModule* module, const HloComputation& original) {
-  auto clone = std::make_unique<HloComputation>(absl::StrCat(original.name(), ".clone"));
-  absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
-  for (HloInstruction* instruction : original.MakeInstructionPostOrder()) {
-    std::vector<HloInstruction*> operands;
-    for (HloInstruction* operand : instruction->operands()) operands.push_back(map.at(operand));
-    map[instruction] = clone->AddInstruction(
-        instruction->CloneWithNewOperands(instruction->shape(), operands));
-  }
-  for (HloInstruction* instruction : original.instructions()) {
-    for (HloInstruction* successor : instruction->control_successors()) {
-      map.at(instruction)->AddControlDependencyTo(map.at(successor)).IgnoreError();
-    }
-  }
-  clone->set_root_instruction(map.at(original.root_instruction()));
-  clone->SetExecutionThread(original.execution_thread());
+HloComputation* CloneIntoModule(HloModule* module, const HloComputation& original) {
+  std::unique_ptr<HloComputation> clone = CloneComputation(original, /*callees=*/{});
+  clone->SetName(absl::StrCat(original.name(), ".clone"));
   return module->AddEmbeddedComputation(std::move(clone));
 }
 
@@ -74,7 +62,7 @@ int64_t FlattenCallGraph(HloModule* module) {
       const bool shared = other_use.contains(computation);
       if (sites.size() < 2 && !shared) continue;
       for (size_t s = shared ? 0 : 1; s < sites.size(); ++s) {
-        HloComputation* clone = CloneComputation(module, *computation);
+        HloComputation* clone = CloneIntoModule(module, *computation);
         sites[s].instruction->ReplaceCalledComputation(sites[s].index, clone);
         ++cloned;
         changed = true;

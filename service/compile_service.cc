@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -290,21 +289,9 @@ absl::Status CompileServiceImpl::DoExecute(grpc::ServerContext* context,
   SlotGuard slot([this] { execution_slots_.Release(); });
   // The run stops between its steps when the call is cancelled or its
   // deadline passes, so that an endless loop cannot hold the slot.
-  std::atomic<bool> cancelled{false};
-  std::atomic<bool> finished{false};
-  std::thread watcher([&] {
-    while (!finished.load()) {
-      if (context->IsCancelled() || std::chrono::system_clock::now() > context->deadline()) {
-        cancelled = true;
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-  });
-  SlotGuard stop_watching([&] {
-    finished = true;
-    watcher.join();
-  });
+  CallWatcher::Handle watched = watcher_.Watch(context);
+  SlotGuard stop_watching([&] { watcher_.Unwatch(watched); });
+  const std::atomic<bool>& cancelled = watched->cancelled;
   execute_options.cancelled = &cancelled;
   ExecuteOptions literal_options;
   literal_options.cancelled = &cancelled;

@@ -24,6 +24,7 @@
 
 #include "client/local_client.h"
 #include "service/buffer_store.h"
+#include "service/call_watcher.h"
 #include "service/executable_cache.h"
 #include "service/slots.h"
 #include "service/tessera_service.grpc.pb.h"
@@ -98,6 +99,7 @@ class CompileServiceImpl final : public CompileService::Service {
 
   Slots execution_slots_;
   Slots compile_slots_;
+  CallWatcher watcher_;
 
   std::atomic<int64_t> compile_requests_{0};
   std::atomic<int64_t> cache_hits_{0};

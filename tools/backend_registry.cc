@@ -21,6 +21,7 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForBackend(
     // no literals and allocate nothing.
     cpu::CpuCompileOptions cpu_options;
     cpu_options.jit.cache_dir = options.cache_dir;
+    cpu_options.jit.dump_dir = options.dump_llvm_dir;
     cpu_options.use_cache = options.use_cache;
     return cpu::CompileForCpuExecutable(std::move(module), cpu_options);
   }

@@ -19,6 +19,9 @@ struct BackendOptions {
   // cpu: LLVM object code cached in this directory across runs
   // (llvm_ir::JitOptions::cache_dir); empty: none.
   std::string cache_dir;
+  // cpu: each kernel's LLVM IR before and after optimization is written
+  // here (llvm_ir::JitOptions::dump_dir); empty: none.
+  std::string dump_llvm_dir;
   // cpu: look the program up in (and add it to) the in-memory compilation
   // cache; off: always compile.
   bool use_cache = true;

@@ -22,6 +22,8 @@ const std::vector<FlagSpec>& BenchFlags() {
       {"backend", true, false, "what to run on: interpreter (default) or cpu"},
       {"cache_dir", true, false, "cpu: keep each kernel's LLVM object code in DIR, so that a "
                                  "repeated compile of the same module skips LLVM"},
+      {"dump_llvm_dir", true, false, "cpu: write each kernel's LLVM IR before (NAME.ll) and after "
+                                     "(NAME.opt.ll) optimization to DIR"},
       {"input", true, true, "an argument as a .npy file; repeat in parameter order "
                             "(default: seeded random arguments)"},
       {"seed", true, false, "seed for random arguments (default 0)"},
@@ -49,7 +51,7 @@ std::string BenchUsage() {
   return absl::StrCat(
       "usage: tessera bench MODULE [--backend=interpreter|cpu] [--input=FILE.npy ...]\n"
       "                    [--warmup=N --iters=N] [--format=text|json] [--profile]\n"
-      "                    [--cache_dir=DIR] [--compile_iters=N]\n"
+      "                    [--cache_dir=DIR] [--dump_llvm_dir=DIR] [--compile_iters=N]\n"
       "Compiles MODULE once and times it in steady state (buffers allocated once).\n",
       FlagsHelp(BenchFlags()));
 }
@@ -92,7 +94,7 @@ absl::Status RunBenchCommand(const std::vector<std::string>& args, std::ostream&
   const Clock::time_point compile_start = Clock::now();
   TS_ASSIGN_OR_RETURN(std::unique_ptr<HloExecutable> executable,
                       CompileForBackend(backend, std::move(module),
-                                        BackendOptions{cl.Get("cache_dir")}));
+                                        BackendOptions{cl.Get("cache_dir"), cl.Get("dump_llvm_dir")}));
   const double compile_ms = MillisecondsSince(compile_start);
   TS_ASSIGN_OR_RETURN(int64_t compile_iters, cl.GetInt("compile_iters", 0));
   if (compile_iters < 0) return absl::InvalidArgumentError("tessera bench: need --compile_iters >= 0");

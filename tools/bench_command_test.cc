@@ -90,6 +90,28 @@ TEST(BenchCommandTest, CacheDirKeepsObjectCode) {
   EXPECT_GT(objects, 0);
 }
 
+TEST(BenchCommandTest, DumpLlvmDirKeepsEachKernelsIr) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = std::string(tmp != nullptr ? tmp : "/tmp") + "/bench_llvm_dump";
+  std::string module = kModule;  // its own, past the in-memory cache
+  module.replace(module.find("add(ax, y)"), 3, "maximum");
+  ASSERT_TRUE(Bench({WriteTemp("d.hlo", module), "--backend=cpu", "--iters=1",
+                     "--dump_llvm_dir=" + dir})
+                  .ok());
+  std::string before, after;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 7 && name.substr(name.size() - 7) == ".opt.ll") {
+      after = ReadFileToString(entry.path().string()).value_or("");
+    } else if (entry.path().extension() == ".ll") {
+      before = ReadFileToString(entry.path().string()).value_or("");
+    }
+  }
+  // The kernel before optimization (scalar) and after (vectorized).
+  EXPECT_THAT(before, HasSubstr("define void @loop_kernel_"));
+  EXPECT_THAT(after, HasSubstr(" x float>"));
+}
+
 TEST(BenchCommandTest, Errors) {
   const std::string path = WriteTemp("c.hlo", kModule);
   EXPECT_THAT(Bench({path, "--format=xml"}).message(), HasSubstr("--format must be"));

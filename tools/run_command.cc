@@ -28,6 +28,8 @@ const std::vector<FlagSpec>& RunFlags() {
                                "the evaluator)"},
       {"cache_dir", true, false, "cpu: keep each kernel's LLVM object code in DIR, so that a "
                                  "repeated compile of the same module skips LLVM"},
+      {"dump_llvm_dir", true, false, "cpu: write each kernel's LLVM IR before (NAME.ll) and after "
+                                     "(NAME.opt.ll) optimization to DIR"},
       {"input", true, true, "an argument as a .npy file; repeat in parameter order"},
       {"random_inputs", false, false, "use seeded random arguments (the default with no --input)"},
       {"seed", true, false, "seed for --random_inputs (default 0)"},
@@ -63,7 +65,7 @@ std::string RunUsage() {
   return absl::StrCat(
       "usage: tessera run MODULE [--backend=interpreter|cpu] [--input=FILE.npy ...]\n"
       "                  [--random_inputs --seed=N] [--output_dir=DIR] [--print]\n"
-      "                  [--compare_with=BACKEND [--tolerance=T]] [--cache_dir=DIR]\n"
+      "                  [--compare_with=BACKEND [--tolerance=T]] [--cache_dir=DIR] [--dump_llvm_dir=DIR]\n"
       "                  [--server=HOST:PORT [--auth_token_file=F]]\n"
       "Runs MODULE (HLO text or a binary HloModuleProto) on the given arguments, or\n"
       "on seeded random ones, and prints its results or writes them as .npy files.\n",
@@ -242,7 +244,7 @@ absl::Status RunRunCommand(const std::vector<std::string>& args, std::ostream& o
   } else {
     TS_ASSIGN_OR_RETURN(std::unique_ptr<HloExecutable> executable,
                         CompileForBackend(backend, std::move(module),
-                                          BackendOptions{cl.Get("cache_dir")}));
+                                          BackendOptions{cl.Get("cache_dir"), cl.Get("dump_llvm_dir")}));
     TS_ASSIGN_OR_RETURN(result, executable->RunLiterals(arguments));
   }
   std::vector<const Literal*> leaves = result.Leaves();

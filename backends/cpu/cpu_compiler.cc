@@ -166,6 +166,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
   TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
                       executable_.kernel_compiler_->Compile(
                           *computation, KernelOptions(operands, result)));
+  if (kernel->streaming_stores()) ++executable_.stats_.streaming_kernels;
   const int64_t partitions = WorkPartitions(instruction->shape(), instruction);
   return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
       instruction->name(), std::move(kernel), std::move(operands), result, partitions));

@@ -19,6 +19,7 @@
 #define TESSERA_BACKENDS_CPU_CPU_COMPILER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,10 @@ struct CpuCompileOptions {
   // Kernels whose result has more elements than this split their outer
   // dimension over the runtime's thread pool (runtime::Executable path).
   int64_t parallel_min_elements = 64 * 1024;
+  // Elementwise kernels whose result has at least this many bytes write it
+  // with non-temporal stores (llvm_ir/streaming_stores.h); unset: half the
+  // host's last-level cache.
+  std::optional<int64_t> streaming_store_bytes;
   // Dots (and kOutput fusions of a dot and an elementwise epilogue) through
   // Eigen's GEMM (eigen_dot.h) where PlanDot accepts them.  Float sums are
   // reordered (results differ from the evaluator in the last bits); off:

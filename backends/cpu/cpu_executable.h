@@ -345,6 +345,9 @@ struct CpuExecutableStats {
   // while, conditional, call run as control-flow thunks over the arena
   // (their bodies' instructions are counted as native or fallback).
   int64_t control_flow_instructions = 0;
+  // Kernels that write their result with non-temporal stores
+  // (CpuCompileOptions::streaming_store_bytes).
+  int64_t streaming_kernels = 0;
   // "opcode name: reason" per fallback instruction.
   std::vector<std::string> fallbacks;
   double compile_ms = 0;  // the whole CompileForCpu

@@ -96,6 +96,7 @@ class CpuExecutableBuilder {
     LoopKernelOptions kernel_options;
     kernel_options.polynomial_math = options_.polynomial_math;
     kernel_options.reorder_float_reductions = options_.reorder_float_reductions;
+    kernel_options.streaming_store_bytes = options_.streaming_store_bytes;
     bool result_alone = true;
     for (const BufferSlice& operand : operands) {
       const bool overlaps = operand.Overlaps(result);

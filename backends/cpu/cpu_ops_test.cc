@@ -589,6 +589,75 @@ ENTRY main {
   CheckModule(text, {}, &counts, split);
 }
 
+// Results written with non-temporal stores (forced at every size here):
+// the aligned part, the head peeled before it (split over threads, chunks
+// start anywhere), odd sizes, every element width, a column-major result.
+TEST(CpuOpsTest, StreamedResultsMatchTheEvaluator) {
+  CpuCompileOptions streaming = LibmMath();
+  streaming.streaming_store_bytes = 0;
+  streaming.parallel_min_elements = 0;
+  for (const std::string shape :
+       {"f32[1]", "f32[7]", "f32[1023]", "f32[1025]", "f32[33,1023]", "f32[33,1023]{0,1}",
+        "f64[1025]", "f16[1025]", "bf16[515]", "s8[1025]", "u16[3,17]", "s64[129]"}) {
+    SCOPED_TRACE(shape);
+    const std::string text = absl::StrReplaceAll(R"(
+HloModule streamed
+
+ENTRY e {
+  x = SHAPE parameter(0)
+  y = SHAPE parameter(1)
+  p = SHAPE multiply(x, y)
+  ROOT r = SHAPE add(p, x)
+}
+)",
+                                                 {{"SHAPE", shape}});
+    Counts counts;
+    CheckModule(text, {}, &counts, streaming);
+    EXPECT_EQ(counts.fallback, 0);
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+        CompileForCpu(*std::move(module), streaming);
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    EXPECT_EQ((*executable)->stats().streaming_kernels, 1);
+  }
+  // Polynomial tanh, as the elementwise benchmark computes it.
+  CpuCompileOptions polynomial;
+  polynomial.streaming_store_bytes = 0;
+  polynomial.parallel_min_elements = 0;
+  CheckModule(R"(
+HloModule streamed_tanh
+
+ENTRY e {
+  x = f32[4099] parameter(0)
+  a = f32[] parameter(1)
+  ab = f32[4099] broadcast(a), dimensions={}
+  ax = f32[4099] multiply(ab, x)
+  ROOT t = f32[4099] tanh(ax)
+}
+)",
+              {}, nullptr, polynomial);
+}
+
+// Below the threshold results are stored as usual.
+TEST(CpuOpsTest, SmallResultsAreNotStreamed) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
+HloModule small
+
+ENTRY e {
+  x = f32[1024] parameter(0)
+  ROOT n = f32[1024] negate(x)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  CpuCompileOptions options;
+  options.streaming_store_bytes = 4097;
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(*std::move(module), options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ((*executable)->stats().streaming_kernels, 0);
+}
+
 }  // namespace
 }  // namespace cpu
 }  // namespace tessera

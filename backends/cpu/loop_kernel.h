@@ -38,6 +38,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -67,6 +68,10 @@ struct LoopKernelOptions {
   // is written at the same position) instead of two that may overlap
   // anywhere, which keeps the loop vectorizable.  Missing: false.
   std::vector<bool> same_as_result;
+  // Elementwise results of at least this many bytes are written with
+  // non-temporal stores (llvm_ir/streaming_stores.h); unset: the host's
+  // threshold, StreamingStoreThresholdBytes().
+  std::optional<int64_t> streaming_store_bytes;
 };
 
 class LoopKernel {
@@ -78,6 +83,9 @@ class LoopKernel {
   // The extent of the partitioned (major-most) dimension; 1 for scalars.
   int64_t work_size() const { return work_size_; }
   void Run(void** buffers) const { function()(buffers, 0, work_size_); }
+  // Whether the kernel writes its result with non-temporal stores (see
+  // LoopKernelOptions::streaming_store_bytes).
+  bool streaming_stores() const { return streaming_stores_; }
 
  private:
   friend class LoopKernelCompiler;
@@ -87,6 +95,7 @@ class LoopKernel {
   // leaves an unread slot behind).
   std::shared_ptr<void*> function_ = std::make_shared<void*>(nullptr);
   int64_t work_size_ = 1;
+  bool streaming_stores_ = false;
 };
 
 // Compiles kernels into one JIT (which lives as long as any of them).

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/llvm_ir/llvm_jit_internal.h"
+#include "backends/llvm_ir/streaming_stores.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -103,6 +104,17 @@ llvm::OptimizationLevel PassLevel(int opt_level) {
   }
 }
 
+// Writes `module`'s IR to DIR/<module name><suffix> where the options ask
+// for dumps.
+void DumpModule(const JitOptions& options, const llvm::Module& module, absl::string_view suffix) {
+  if (options.dump_dir.empty()) return;
+  if (llvm::sys::fs::create_directories(options.dump_dir)) return;
+  std::error_code error;
+  llvm::raw_fd_ostream out(absl::StrCat(options.dump_dir, "/", std::string(module.getName()), suffix),
+                           error);
+  if (!error) module.print(out, nullptr);
+}
+
 // Runs the default module pipeline of the new pass manager at the JIT's
 // level, with the target's cost model (so the vectorizers see AVX-512).
 void Optimize(LlvmJit::Impl& impl, llvm::Module& module,
@@ -123,15 +135,22 @@ void Optimize(LlvmJit::Impl& impl, llvm::Module& module,
   builder.registerLoopAnalyses(loop_analyses);
   builder.crossRegisterProxies(loop_analyses, function_analyses, cgscc_analyses,
                                module_analyses);
+  // After vectorization: non-temporal stores where a kernel asked for them.
+  builder.registerOptimizerLastEPCallback(
+      [](llvm::ModulePassManager& passes, llvm::OptimizationLevel) {
+        passes.addPass(llvm::createModuleToFunctionPassAdaptor(StreamingStoresPass()));
+      });
   const llvm::OptimizationLevel level = PassLevel(impl.options.opt_level);
   llvm::ModulePassManager passes = level == llvm::OptimizationLevel::O0
                                        ? builder.buildO0DefaultPipeline(level)
                                        : builder.buildPerModuleDefaultPipeline(level);
+  DumpModule(impl.options, module, ".ll");
   passes.run(module, module_analyses);
+  DumpModule(impl.options, module, ".opt.ll");
 }
 
 // Bump when the meaning of a cached object changes without its key.
-constexpr char kObjectCacheFormat[] = "tessera-object-cache-1";
+constexpr char kObjectCacheFormat[] = "tessera-object-cache-2";
 
 // The cache file for `module` (with its target attributes set), keyed by
 // everything that decides its object code.

@@ -43,6 +43,10 @@ struct JitOptions {
   // is created if missing; a cache that cannot be read or written only
   // costs the compilation (never an error).
   std::string cache_dir;
+  // When set, each module's IR is written to DIR/<module>.ll before the
+  // optimizer and DIR/<module>.opt.ll after it (for reading what a kernel
+  // became); the directory is created if missing, and failures are ignored.
+  std::string dump_dir;
 };
 
 // Counts of AddModule's work since the JIT was created.

@@ -3,6 +3,7 @@
 #include "backends/llvm_ir/loop_emitter.h"
 
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "hlo/ir/status_macros.h"
@@ -10,6 +11,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/Metadata.h"
 
 namespace tessera {
 namespace llvm_ir {
@@ -208,6 +210,40 @@ ForLoop ForLoop::Emit(absl::string_view name, llvm::Value* start, llvm::Value* e
   b->SetInsertPoint(body);
   loop.induction_variable_ = iv;
   return loop;
+}
+
+// Adds `hint` to the loop ID on the back edge (created on first use: a
+// distinct node whose first operand is itself).
+void ForLoop::AddLoopHint(llvm::Metadata* hint) {
+  llvm::Instruction* back_edge = latch_->getTerminator();
+  llvm::LLVMContext& context = back_edge->getContext();
+  std::vector<llvm::Metadata*> operands = {nullptr};
+  if (llvm::MDNode* old = back_edge->getMetadata(llvm::LLVMContext::MD_loop)) {
+    for (unsigned i = 1; i < old->getNumOperands(); ++i) operands.push_back(old->getOperand(i));
+  }
+  operands.push_back(hint);
+  llvm::TempMDTuple placeholder = llvm::MDTuple::getTemporary(context, {});
+  operands[0] = placeholder.get();
+  llvm::MDNode* id = llvm::MDNode::getDistinct(context, operands);
+  id->replaceOperandWith(0, id);
+  back_edge->setMetadata(llvm::LLVMContext::MD_loop, id);
+}
+
+void ForLoop::DisableVectorization() {
+  llvm::LLVMContext& context = latch_->getContext();
+  AddLoopHint(llvm::MDNode::get(
+      context, {llvm::MDString::get(context, "llvm.loop.vectorize.enable"),
+                llvm::ConstantAsMetadata::get(llvm::ConstantInt::getFalse(context))}));
+  AddLoopHint(
+      llvm::MDNode::get(context, {llvm::MDString::get(context, "llvm.loop.unroll.disable")}));
+}
+
+void ForLoop::SetInterleaveCount(int count) {
+  llvm::LLVMContext& context = latch_->getContext();
+  AddLoopHint(llvm::MDNode::get(
+      context, {llvm::MDString::get(context, "llvm.loop.interleave.count"),
+                llvm::ConstantAsMetadata::get(
+                    llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), count))}));
 }
 
 void ForLoop::Finish(llvm::IRBuilder<>* b) {

@@ -124,10 +124,20 @@ class ForLoop {
                       llvm::IRBuilder<>* b);
 
   llvm::Value* induction_variable() const { return induction_variable_; }
+  // Asks the optimizer not to vectorize or unroll this loop (a short one,
+  // where vector code would only cost compile time).
+  void DisableVectorization();
+  // How many vector iterations the vectorizer should interleave (run side
+  // by side in one loop iteration): more than its own choice helps a body
+  // whose dependency chain is long (polynomial math), where the core
+  // cannot look far enough ahead to overlap iterations by itself.
+  void SetInterleaveCount(int count);
   // Moves the builder past the loop: the body is closed with the latch.
   void Finish(llvm::IRBuilder<>* b);
 
  private:
+  void AddLoopHint(llvm::Metadata* hint);
+
   llvm::BasicBlock* latch_ = nullptr;
   llvm::BasicBlock* exit_ = nullptr;
   llvm::Value* induction_variable_ = nullptr;

@@ -190,25 +190,40 @@ class MathBuilder {
     return Sel(IsNan(x), x, result);
   }
   llvm::Value* Tanh(llvm::Value* x) {  // f32 only
-    llvm::Value* ax = Abs(x);
-    // |x| < 0.25: x + x^3 * Taylor (terms of 0.025^k: 5 terms reach 2^-28).
-    llvm::Value* z = Mul(x, x);
-    llvm::Value* p = Horner(z, {-1.0 / 3, 2.0 / 15, -17.0 / 315, 62.0 / 2835, -1382.0 / 155925});
-    llvm::Value* small = Fma(Mul(x, z), p, x);
-    // Otherwise em / (em + 2), em = expm1(2|x|); saturates to 1 beyond 10.
-    // 2|x| <= 20 here, so n = round(2|x| / ln2) <= 29 and
+    // em / (em + 2) with em = expm1(2|x|), for every |x|: near 0 em keeps
+    // its relative accuracy (n = 0 below, so em is the kernel's own
+    // value), so no separate small-|x| branch is needed.  Saturates to 1
+    // beyond 10, where 2|x| <= 20 gives n = round(2|x| / ln2) <= 29 and
     // expm1 = 2^n expm1(r) + (2^n - 1) with both terms exact enough: the
-    // general Expm1's clamps and large-n path are not needed.  (NaN and
-    // small |x| are selected away below.)
-    llvm::Value *n, *r;
-    Reduce(Mul(C(2.0), ClampHigh(ax, 10.0)), &n, &r);
-    // (fptosi of NaN is poison in LLVM: convert an ordered value.)
-    llvm::Value* s = Pow2(ToInt(Sel(IsNan(n), C(0.0), n)));
+    // general Expm1's clamps and large-n path are not needed.
+    llvm::Value* y = Mul(C(2.0), ClampHigh(Abs(x), 10.0));  // NaN stays NaN
+    // n = round(y / ln2) by the 1.5 * 2^23 shifter: t's low mantissa bits
+    // are n, so 2^n is t's bits shifted into the exponent field, with no
+    // float-to-int conversion (whose NaN case LLVM leaves undefined).
+    const double shifter = 12582912.0;  // 1.5 * 2^23
+    llvm::Value* t = Fma(y, C(1.4426950408889634), C(shifter));
+    llvm::Value* n = Sub(t, C(shifter));
+    llvm::Value* nn = b_->CreateFNeg(n);
+    llvm::Value* r = Fma(nn, C(1.42860682030941723212e-06), Fma(nn, C(6.93145751953125e-01), y));
+    const int64_t shifter_bits = 0x4B400000;  // the bits of 1.5 * 2^23
+    llvm::Value* s = FromBits(b_->CreateAdd(b_->CreateShl(Bits(t), I(23)),
+                                            I((127 - shifter_bits) * (int64_t{1} << 23))));
     llvm::Value* em = Fma(s, Expm1Kernel(r), Sub(s, C(1.0)));
-    llvm::Value* large = CopySign(Div(em, Add(em, C(2.0))), x);
-    llvm::Value* result = Sel(b_->CreateFCmpOLT(ax, C(0.25)), small, large);
-    // tanh(±0) = ±0, and NaN is its own tanh.
-    return Sel(b_->CreateFCmpUEQ(x, C(0.0)), x, result);
+    // q = em / (em + 2), with the rounding errors of the sum and of the
+    // quotient corrected (a bare division was 2.4 ulp near 0):
+    //   d + delta = em + 2 exactly (Fast2Sum, exact for em <= 2; beyond,
+    //   where q > 1/2 and the sum's error matters less, delta is 0),
+    //   q0 + rho / d = em / d exactly (rho by an fma),
+    //   em / (d + delta) ~ q0 + (rho - q0 delta) / d, and 1/d = (1 - q0)/2.
+    llvm::Value* d = Add(em, C(2.0));
+    llvm::Value* delta = Add(Sub(C(2.0), d), em);
+    delta = Sel(b_->CreateFCmpOLE(em, C(2.0)), delta, C(0.0));
+    llvm::Value* q0 = Div(em, d);
+    llvm::Value* rho = Fma(b_->CreateFNeg(q0), d, em);
+    llvm::Value* correction = Fma(b_->CreateFNeg(q0), delta, rho);
+    llvm::Value* q = Fma(correction, Fma(q0, C(-0.5), C(0.5)), q0);
+    // ±0 give ±0 (em = 0) and NaN gives NaN, through the formula itself.
+    return CopySign(q, x);
   }
 
  private:

@@ -16,7 +16,8 @@
 //   log        0.80 [1]   fdlibm's s = f/(2+f) scheme   0.78 [1]
 //   log1p      0.80 [1]   log(1+x) + rounding term      0.77 [1]
 //   logistic   2.07 [2.5] exp(-|x|), one division       2.03 [2.5]
-//   tanh       1.72 [2]   odd Taylor, or em/(em+2)      libm
+//   tanh       1.56 [2]   em/(em+2), both roundings     libm
+//                         corrected (Fast2Sum, fma)
 //   erf        0.50 [1]   in f64: x*A(x^2), 1-exp*B     libm
 //   sin, cos   0.50 [1]   in f64: exact reduction with  libm
 //                         26-bit pieces of 2/pi (every

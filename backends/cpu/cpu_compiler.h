@@ -55,8 +55,8 @@ struct CpuCompileOptions {
   // dimension over the runtime's thread pool (runtime::Executable path).
   int64_t parallel_min_elements = 64 * 1024;
   // Elementwise kernels whose result has at least this many bytes write it
-  // with non-temporal stores (llvm_ir/streaming_stores.h); unset: half the
-  // host's last-level cache.
+  // with non-temporal stores (llvm_ir/streaming_stores.h); unset: the
+  // host's last-level cache size.
   std::optional<int64_t> streaming_store_bytes;
   // Dots (and kOutput fusions of a dot and an elementwise epilogue) through
   // Eigen's GEMM (eigen_dot.h) where PlanDot accepts them.  Float sums are

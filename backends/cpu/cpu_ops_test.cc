@@ -637,6 +637,42 @@ ENTRY e {
 }
 )",
               {}, nullptr, polynomial);
+  // A row kernel (softmax): rows reduced first, then each row streamed.
+  const char* softmax = R"(
+HloModule streamed_softmax
+
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY e {
+  x = f32[37,1025] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[37] reduce(x, ninf), dimensions={1}, to_apply=max
+  mb = f32[37,1025] broadcast(m), dimensions={0}
+  d = f32[37,1025] subtract(x, mb)
+  ex = f32[37,1025] exponential(d)
+  zero = f32[] constant(0)
+  s = f32[37] reduce(ex, zero), dimensions={1}, to_apply=add
+  sb = f32[37,1025] broadcast(s), dimensions={0}
+  ROOT y = f32[37,1025] divide(ex, sb)
+}
+)";
+  CheckModule(softmax, {}, nullptr, polynomial);
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(softmax);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(*std::move(module), polynomial);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_GE((*executable)->stats().streaming_kernels, 1);
 }
 
 // Below the threshold results are stored as usual.

@@ -449,7 +449,10 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
     std::vector<llvm_ir::ForLoop> loops;
     llvm::Value* linear = llvm::ConstantInt::get(i64, 0);
     bool stored = false;
-    const bool streaming = !row_plan.has_value() && !column_plan.has_value() &&
+    // Row kernels too, when their rows' values come before the innermost
+    // loop (a row of more than one dimension's worth of elements).
+    const bool streaming = !column_plan.has_value() &&
+                           (!row_plan.has_value() || row_plan->rows < rank) &&
                            StreamsResult(shape, options, context);
     const bool long_chains = options.polynomial_math && HasPolynomialMathOp(computation);
     if (streaming) {

@@ -49,7 +49,7 @@ int64_t LastLevelCacheBytes() {
 int64_t StreamingStoreThresholdBytes() {
   static const int64_t threshold = [] {
     const int64_t cache = LastLevelCacheBytes();
-    return cache > 0 ? cache / 2 : int64_t{16} << 20;
+    return cache > 0 ? cache : int64_t{32} << 20;
   }();
   return threshold;
 }

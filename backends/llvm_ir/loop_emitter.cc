@@ -238,6 +238,14 @@ void ForLoop::DisableVectorization() {
       llvm::MDNode::get(context, {llvm::MDString::get(context, "llvm.loop.unroll.disable")}));
 }
 
+void ForLoop::SetVectorWidth(int width) {
+  llvm::LLVMContext& context = latch_->getContext();
+  AddLoopHint(llvm::MDNode::get(
+      context, {llvm::MDString::get(context, "llvm.loop.vectorize.width"),
+                llvm::ConstantAsMetadata::get(
+                    llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), width))}));
+}
+
 void ForLoop::SetInterleaveCount(int count) {
   llvm::LLVMContext& context = latch_->getContext();
   AddLoopHint(llvm::MDNode::get(

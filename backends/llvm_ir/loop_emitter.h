@@ -132,6 +132,7 @@ class ForLoop {
   // whose dependency chain is long (polynomial math), where the core
   // cannot look far enough ahead to overlap iterations by itself.
   void SetInterleaveCount(int count);
+  void SetVectorWidth(int width);
   // Moves the builder past the loop: the body is closed with the latch.
   void Finish(llvm::IRBuilder<>* b);
 

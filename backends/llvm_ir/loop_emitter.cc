@@ -238,20 +238,18 @@ void ForLoop::DisableVectorization() {
       llvm::MDNode::get(context, {llvm::MDString::get(context, "llvm.loop.unroll.disable")}));
 }
 
-void ForLoop::SetVectorWidth(int width) {
+void ForLoop::AddIntegerHint(const char* name, int value) {
   llvm::LLVMContext& context = latch_->getContext();
   AddLoopHint(llvm::MDNode::get(
-      context, {llvm::MDString::get(context, "llvm.loop.vectorize.width"),
+      context, {llvm::MDString::get(context, name),
                 llvm::ConstantAsMetadata::get(
-                    llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), width))}));
+                    llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), value))}));
 }
 
+void ForLoop::SetVectorWidth(int width) { AddIntegerHint("llvm.loop.vectorize.width", width); }
+
 void ForLoop::SetInterleaveCount(int count) {
-  llvm::LLVMContext& context = latch_->getContext();
-  AddLoopHint(llvm::MDNode::get(
-      context, {llvm::MDString::get(context, "llvm.loop.interleave.count"),
-                llvm::ConstantAsMetadata::get(
-                    llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), count))}));
+  AddIntegerHint("llvm.loop.interleave.count", count);
 }
 
 void ForLoop::Finish(llvm::IRBuilder<>* b) {

@@ -132,12 +132,14 @@ class ForLoop {
   // whose dependency chain is long (polynomial math), where the core
   // cannot look far enough ahead to overlap iterations by itself.
   void SetInterleaveCount(int count);
+  // The vector width (in elements) the vectorizer should use.
   void SetVectorWidth(int width);
   // Moves the builder past the loop: the body is closed with the latch.
   void Finish(llvm::IRBuilder<>* b);
 
  private:
   void AddLoopHint(llvm::Metadata* hint);
+  void AddIntegerHint(const char* name, int value);
 
   llvm::BasicBlock* latch_ = nullptr;
   llvm::BasicBlock* exit_ = nullptr;

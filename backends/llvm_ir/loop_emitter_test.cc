@@ -5,6 +5,7 @@
 #include "backends/llvm_ir/loop_emitter.h"
 
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "backends/llvm_ir/llvm_jit.h"
@@ -12,6 +13,8 @@
 #include "gtest/gtest.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Metadata.h"
+#include "llvm/IR/Module.h"
 
 namespace tessera {
 namespace llvm_ir {
@@ -124,6 +127,42 @@ TEST(LoopEmitterTest, EmptyShapesRunNoIterations) {
       },
       out);
   EXPECT_EQ(out[0], 42);
+}
+
+// Loop hints land in one self-referential loop ID on the back edge, each
+// hint once, in the order given.
+TEST(LoopEmitterTest, LoopHintsFormOneLoopId) {
+  llvm::LLVMContext context;
+  llvm::Module module("hints", context);
+  llvm::IRBuilder<> b(context);
+  llvm::Function* function = llvm::Function::Create(
+      llvm::FunctionType::get(b.getVoidTy(), {b.getInt64Ty()}, false),
+      llvm::GlobalValue::ExternalLinkage, "f", &module);
+  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function));
+  ForLoop loop = ForLoop::Emit("i", b.getInt64(0), function->getArg(0), &b);
+  loop.SetVectorWidth(16);
+  loop.SetInterleaveCount(4);
+  loop.DisableVectorization();
+  loop.Finish(&b);
+  b.CreateRetVoid();
+  llvm::MDNode* id = nullptr;
+  for (llvm::BasicBlock& block : *function) {
+    if (llvm::MDNode* node = block.getTerminator()->getMetadata(llvm::LLVMContext::MD_loop)) {
+      EXPECT_EQ(id, nullptr) << "more than one loop ID";
+      id = node;
+    }
+  }
+  ASSERT_NE(id, nullptr);
+  EXPECT_EQ(id->getOperand(0).get(), id);
+  std::vector<std::string> names;
+  for (unsigned i = 1; i < id->getNumOperands(); ++i) {
+    const auto* hint = llvm::cast<llvm::MDNode>(id->getOperand(i).get());
+    names.push_back(llvm::cast<llvm::MDString>(hint->getOperand(0).get())->getString().str());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"llvm.loop.vectorize.width",
+                                             "llvm.loop.interleave.count",
+                                             "llvm.loop.vectorize.enable",
+                                             "llvm.loop.unroll.disable"}));
 }
 
 TEST(LoopEmitterTest, TiledLayoutsAreUnimplemented) {

@@ -10,6 +10,7 @@
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/memory/copy_insertion.h"
+#include "passes/layout/layout_assignment.h"
 #include "passes/layout/layout_normalization.h"
 #include "passes/schedule/hlo_scheduler.h"
 #include "passes/simplify/algebraic_simplifier.h"
@@ -47,7 +48,7 @@ const std::map<std::string, PassFactory>& Passes() {
       Entry<AlgebraicSimplifier>(), Entry<CallInliner>(),      Entry<ConstantFolding>(),      Entry<HloCse>(),
       Entry<HloDce>(),           Entry<OperatorSinking>(),      Entry<TupleSimplifier>(),
       Entry<ZeroSizedElimination>(), Entry<HloScheduler>(), Entry<CopyInsertion>(),
-      Entry<LayoutNormalization>(),
+      Entry<LayoutAssignment>(),  Entry<LayoutNormalization>(),
       FusionEntry<InstructionFusion>(), FusionEntry<MultiOutputFusion>(),
       FusionEntry<HorizontalFusion>(),
   };

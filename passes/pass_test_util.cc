@@ -33,6 +33,16 @@ std::vector<std::string> InstructionNames(const HloComputation& computation) {
   return names;
 }
 
+const HloInstruction* FindInstruction(const HloModule& module, absl::string_view name) {
+  for (const HloComputation* computation : module.computations()) {
+    for (const HloInstruction* instruction : computation->instructions()) {
+      if (instruction->name() == name) return instruction;
+    }
+  }
+  ADD_FAILURE() << "no instruction named " << name;
+  return nullptr;
+}
+
 std::string EntryOpcodes(const HloModule& module) {
   std::vector<std::string> opcodes;
   for (const HloInstruction* instruction :

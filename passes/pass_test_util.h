@@ -25,6 +25,10 @@ std::unique_ptr<HloModule> Parse(absl::string_view text);
 // Names of a computation's instructions, in post-order.
 std::vector<std::string> InstructionNames(const HloComputation& computation);
 
+// The instruction named `name` in any computation of `module`; fails the
+// test (and returns null) when there is none.
+const HloInstruction* FindInstruction(const HloModule& module, absl::string_view name);
+
 // The opcodes of the entry computation in post-order, as text
 // ("parameter,negate,add"): a compact expected form for rewrite tests.
 std::string EntryOpcodes(const HloModule& module);

@@ -675,6 +675,46 @@ ENTRY e {
   EXPECT_GE((*executable)->stats().streaming_kernels, 1);
 }
 
+// lax.conv's NCHW/OIHW chain: layout assignment keeps the values between
+// the convolutions NHWC (the kernels' own layouts); results unchanged.
+TEST(CpuOpsTest, NchwConvolutionChainsMatchTheEvaluator) {
+  const char* text = R"(
+HloModule nchw_chain
+
+ENTRY e {
+  x = f32[2,3,9,9] parameter(0)
+  k1 = f32[5,3,3,3] parameter(1)
+  k2 = f32[4,5,3,3] parameter(2)
+  b = f32[5] parameter(3)
+  c1 = f32[2,5,9,9] convolution(x, k1), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01
+  bb = f32[2,5,9,9] broadcast(b), dimensions={1}
+  a1 = f32[2,5,9,9] add(c1, bb)
+  zero = f32[] constant(0)
+  zb = f32[2,5,9,9] broadcast(zero), dimensions={}
+  r1 = f32[2,5,9,9] maximum(a1, zb)
+  c2 = f32[2,4,5,5] convolution(r1, k2), window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01
+  ROOT n = f32[2,4,5,5] negate(c2)
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable = CompileForCpu(*std::move(module));
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  int nhwc = 0;
+  for (const HloComputation* computation : (*executable)->module().computations()) {
+    for (const HloInstruction* hlo : computation->instructions()) {
+      if (hlo->opcode() == HloOpcode::kConvolution &&
+          hlo->shape().layout().minor_to_major == std::vector<int64_t>{1, 3, 2, 0}) {
+        ++nhwc;
+      }
+    }
+  }
+  EXPECT_EQ(nhwc, 1);  // c1; c2 is the root's
+}
+
 // Below the threshold results are stored as usual.
 TEST(CpuOpsTest, SmallResultsAreNotStreamed) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(

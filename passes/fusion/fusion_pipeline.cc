@@ -4,6 +4,7 @@
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/memory/copy_insertion.h"
+#include "passes/layout/layout_assignment.h"
 #include "passes/layout/layout_normalization.h"
 #include "passes/schedule/hlo_scheduler.h"
 #include "passes/simplify/hlo_dce.h"
@@ -18,6 +19,9 @@ std::unique_ptr<PassPipeline> MakeFusionPipeline(const FusionPipelineOptions& op
   // one buffer; again after the graph has been rewritten.
   pipeline->AddPass<LayoutNormalization>();
   AddSimplifyPasses(*pipeline);
+  // Physical layouts for the kernels (convolutions' NHWC/HWIO), before
+  // fusion builds kernels around them.
+  pipeline->AddPass<LayoutAssignment>();
   pipeline->AddPass<InstructionFusion>(options.cost, options.explanations);
   pipeline->AddPass<MultiOutputFusion>(options.cost, options.explanations);
   pipeline->AddPass<HorizontalFusion>(options.cost, options.explanations);

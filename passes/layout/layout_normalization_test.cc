@@ -9,18 +9,9 @@
 namespace tessera {
 namespace {
 
+using pass_test::FindInstruction;
 using pass_test::Parse;
 using pass_test::RunPassKeepingResults;
-
-const HloInstruction* Find(const HloModule& module, absl::string_view name) {
-  for (const HloComputation* computation : module.computations()) {
-    for (const HloInstruction* instruction : computation->instructions()) {
-      if (instruction->name() == name) return instruction;
-    }
-  }
-  ADD_FAILURE() << "no " << name;
-  return nullptr;
-}
 
 std::string LayoutOf(const Shape& shape) {
   const std::string text = shape.ToString(/*print_layout=*/true);
@@ -74,14 +65,14 @@ TEST(LayoutNormalizationTest, ConvertsWhileInitToTheBodyLayout) {
   LayoutNormalization pass;
   EXPECT_TRUE(*RunPassKeepingResults(pass, *module));
   EXPECT_EQ(pass.conversions_added(), 1);
-  const HloInstruction* loop = Find(*module, "w");
+  const HloInstruction* loop = FindInstruction(*module, "w");
   ASSERT_NE(loop, nullptr);
   // The init the loop now takes stores the transposed view row-major.
   EXPECT_EQ(LayoutOf(loop->operand(0)->shape().tuple_shapes(1)), "{2,1,0}");
   EXPECT_EQ(loop->shape(), loop->while_body()->parameter_instruction(0)->shape());
   EXPECT_EQ(CountCopies(*module->entry_computation()), 1);
   // The view itself keeps its layout; only the loop's copy changes it.
-  EXPECT_EQ(LayoutOf(Find(*module, "t")->shape()), "{2,0,1}");
+  EXPECT_EQ(LayoutOf(FindInstruction(*module, "t")->shape()), "{2,0,1}");
   LayoutNormalization again;
   EXPECT_FALSE(*again.Run(module.get()));
 }
@@ -129,8 +120,8 @@ ENTRY e {
   EXPECT_TRUE(*RunPassKeepingResults(pass, *module));
   // The element is stored column-major; the get-tuple-element says so now
   // and the negate, which computes, keeps its own layout.
-  EXPECT_EQ(LayoutOf(Find(*module, "g")->shape()), "{0,1}");
-  EXPECT_EQ(LayoutOf(Find(*module, "n")->shape()), "{1,0}");
+  EXPECT_EQ(LayoutOf(FindInstruction(*module, "g")->shape()), "{0,1}");
+  EXPECT_EQ(LayoutOf(FindInstruction(*module, "n")->shape()), "{1,0}");
   EXPECT_EQ(pass.conversions_added(), 0);
 }
 
@@ -155,7 +146,7 @@ ENTRY e {
   // The true branch takes a column-major copy of x and returns a row-major
   // copy of its result; the false branch already agrees.
   EXPECT_EQ(pass.conversions_added(), 2);
-  const HloInstruction* conditional = Find(*module, "r");
+  const HloInstruction* conditional = FindInstruction(*module, "r");
   EXPECT_EQ(LayoutOf(conditional->operand(1)->shape()), "{0,1}");
   EXPECT_EQ(LayoutOf(conditional->operand(2)->shape()), "{1,0}");
   EXPECT_EQ(LayoutOf(conditional->called_computations()[0]->root_instruction()->shape()),
@@ -174,7 +165,7 @@ ENTRY e {
   ASSERT_NE(module, nullptr);
   LayoutNormalization pass;
   EXPECT_TRUE(*RunPassKeepingResults(pass, *module));
-  const HloInstruction* update = Find(*module, "d");
+  const HloInstruction* update = FindInstruction(*module, "d");
   EXPECT_EQ(update->operand(0)->opcode(), HloOpcode::kCopy);
   EXPECT_EQ(LayoutOf(update->operand(0)->shape()), "{1,0}");
 }

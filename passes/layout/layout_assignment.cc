@@ -1,0 +1,162 @@
+// Physical layouts for the values a module computes; see layout_assignment.h.
+#include "passes/layout/layout_assignment.h"
+
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "hlo/ir/hlo_computation.h"
+#include "hlo/ir/hlo_module.h"
+#include "hlo/ir/hlo_opcode.h"
+
+namespace tessera {
+namespace {
+
+// minor_to_major listing `minor` first, then `spatial` from the last to
+// the first, then `major`: the layout whose physical order is major,
+// spatial..., minor (NHWC for a batch major and features minor).
+Layout SpatialInBetween(int64_t major, const std::vector<int64_t>& spatial,
+                        std::vector<int64_t> minor) {
+  Layout layout;
+  layout.minor_to_major = std::move(minor);
+  for (auto it = spatial.rbegin(); it != spatial.rend(); ++it) {
+    layout.minor_to_major.push_back(*it);
+  }
+  if (major >= 0) layout.minor_to_major.push_back(major);
+  return layout;
+}
+
+// A user that reads its operand by logical index wherever it lies.
+bool ReadsAnyLayout(const HloInstruction& user, const HloInstruction& operand) {
+  switch (user.opcode()) {
+    case HloOpcode::kConvolution:
+    case HloOpcode::kReduce:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kDot:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kSlice:
+    case HloOpcode::kPad:
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kCopy:
+    case HloOpcode::kDynamicSlice:
+    case HloOpcode::kSelectAndScatter:
+      return true;
+    case HloOpcode::kDynamicUpdateSlice:
+    case HloOpcode::kScatter:
+      return user.operand(0) != &operand;  // not the buffer updated in place
+    default:
+      return HloOpcodeIsElementwise(user.opcode());
+  }
+}
+
+class Assigner {
+ public:
+  // Whether `hlo`'s layout is this pass's to choose.
+  bool Free(const HloInstruction& hlo) const {
+    if (!hlo.shape().IsArray() || hlo.IsRoot() || hlo.shape().rank() < 2) return false;
+    if (!hlo.shape().has_layout() || !hlo.shape().layout().tiles.empty()) return false;
+    const HloOpcode op = hlo.opcode();
+    if (op != HloOpcode::kConvolution && op != HloOpcode::kBroadcast &&
+        !HloOpcodeIsElementwise(op)) {
+      return false;
+    }
+    for (const HloInstruction* user : hlo.users()) {
+      if (!ReadsAnyLayout(*user, hlo)) return false;
+    }
+    return true;
+  }
+
+  // Asks for `layout` on `hlo` and on everything it reaches through
+  // elementwise operands and users of the same dimensions; all or nothing:
+  // when any of them has a fixed layout (or another request's), none
+  // changes, since the kernel between them would then read or write
+  // across layouts (a transposing pass) instead of the convolution.
+  void Want(HloInstruction* hlo, const Layout& layout) {
+    std::vector<HloInstruction*> group;
+    absl::flat_hash_set<const HloInstruction*> seen = {hlo};
+    std::vector<HloInstruction*> work = {hlo};
+    while (!work.empty()) {
+      HloInstruction* next = work.back();
+      work.pop_back();
+      // A broadcast reached from the group is computed inside each user's
+      // kernel from its operand's index: it follows when it may and binds
+      // nothing (a broadcast zero shared with other groups).
+      const bool follower = next != hlo && next->opcode() == HloOpcode::kBroadcast;
+      if (decided_.contains(next) || !Free(*next)) {
+        if (follower) continue;
+        return;
+      }
+      group.push_back(next);
+      if (follower) continue;
+      auto visit = [&](HloInstruction* other) {
+        if (other->shape().IsArray() &&
+            other->shape().dimensions() == next->shape().dimensions() &&
+            seen.insert(other).second) {
+          work.push_back(other);
+        }
+      };
+      if (HloOpcodeIsElementwise(next->opcode())) {
+        for (HloInstruction* operand : next->operands()) visit(operand);
+      }
+      for (HloInstruction* user : next->users()) {
+        if (HloOpcodeIsElementwise(user->opcode())) visit(user);
+      }
+    }
+    for (HloInstruction* member : group) {
+      decided_.insert(member);
+      if (member->shape().layout() != layout) {
+        member->mutable_shape()->set_layout(layout);
+        ++changed_;
+      }
+    }
+  }
+
+  int64_t changed() const { return changed_; }
+
+ private:
+  absl::flat_hash_set<const HloInstruction*> decided_;
+  int64_t changed_ = 0;
+};
+
+}  // namespace
+
+ConvolutionLayouts PreferredConvolutionLayouts(const HloInstruction& convolution) {
+  const ConvolutionDimensionNumbers& d = convolution.convolution_dimension_numbers();
+  ConvolutionLayouts layouts;
+  layouts.input =
+      SpatialInBetween(d.input_batch_dimension, d.input_spatial_dimensions,
+                       {d.input_feature_dimension});
+  layouts.kernel = SpatialInBetween(
+      -1, d.kernel_spatial_dimensions,
+      {d.kernel_output_feature_dimension, d.kernel_input_feature_dimension});
+  layouts.output =
+      SpatialInBetween(d.output_batch_dimension, d.output_spatial_dimensions,
+                       {d.output_feature_dimension});
+  return layouts;
+}
+
+absl::StatusOr<bool> LayoutAssignment::Run(HloModule* module) {
+  layouts_changed_ = 0;
+  Assigner assigner;
+  for (HloComputation* computation : module->computations()) {
+    if (computation->IsFusionComputation()) continue;
+    for (HloInstruction* hlo : computation->MakeInstructionPostOrder()) {
+      Shape* shape = hlo->mutable_shape();
+      if (shape->IsArray() && !shape->has_layout()) {
+        shape->set_layout(Layout::Descending(shape->rank()));
+        ++layouts_changed_;
+      }
+    }
+    for (HloInstruction* hlo : computation->MakeInstructionPostOrder()) {
+      if (hlo->opcode() != HloOpcode::kConvolution || hlo->operand_count() != 2) continue;
+      const ConvolutionLayouts layouts = PreferredConvolutionLayouts(*hlo);
+      assigner.Want(hlo, layouts.output);
+      assigner.Want(hlo->operands()[0], layouts.input);
+      assigner.Want(hlo->operands()[1], layouts.kernel);
+    }
+  }
+  layouts_changed_ += assigner.changed();
+  return layouts_changed_ > 0;
+}
+
+}  // namespace tessera

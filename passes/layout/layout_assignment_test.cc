@@ -1,0 +1,123 @@
+#include "passes/layout/layout_assignment.h"
+
+#include <memory>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "passes/pass_test_util.h"
+
+namespace tessera {
+namespace {
+
+using pass_test::FindInstruction;
+using pass_test::Parse;
+using pass_test::RunPassKeepingResults;
+
+std::string LayoutOf(const HloModule& module, absl::string_view name) {
+  const HloInstruction* instruction = FindInstruction(module, name);
+  return instruction == nullptr ? "" : instruction->shape().layout().ToString();
+}
+
+// lax.conv's NCHW/OIHW: the kernels want NHWC ({1,3,2,0} here) and HWIO
+// ({0,1,3,2}).
+TEST(LayoutAssignmentTest, PreferredLayoutsFollowTheDimLabels) {
+  std::unique_ptr<HloModule> module = Parse(R"(HloModule m
+ENTRY e {
+  x = f32[2,3,9,9] parameter(0)
+  k = f32[4,3,3,3] parameter(1)
+  ROOT c = f32[2,4,7,7] convolution(x, k), window={size=3x3}, dim_labels=bf01_oi01->bf01
+}
+)");
+  ASSERT_NE(module, nullptr);
+  const ConvolutionLayouts layouts =
+      PreferredConvolutionLayouts(*module->entry_computation()->root_instruction());
+  EXPECT_EQ(layouts.input.ToString(), "{1,3,2,0}");
+  EXPECT_EQ(layouts.kernel.ToString(), "{0,1,3,2}");
+  EXPECT_EQ(layouts.output.ToString(), "{1,3,2,0}");
+}
+
+// conv -> relu -> conv -> relu -> conv in NCHW: the values between the
+// convolutions go NHWC (and a kernel computed in the module HWIO); the
+// entry's parameters and root keep their layouts.
+TEST(LayoutAssignmentTest, ConvolutionChainsKeepNhwcInBetween) {
+  std::unique_ptr<HloModule> module = Parse(R"(HloModule m
+ENTRY e {
+  x = f32[2,3,9,9] parameter(0)
+  k1 = f32[4,3,3,3] parameter(1)
+  k2 = f32[4,4,3,3] parameter(2)
+  c1 = f32[2,4,9,9] convolution(x, k1), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01
+  zero = f32[] constant(0)
+  zb = f32[2,4,9,9] broadcast(zero), dimensions={}
+  r1 = f32[2,4,9,9] maximum(c1, zb)
+  two = f32[] constant(2)
+  tb = f32[4,4,3,3] broadcast(two), dimensions={}
+  k2s = f32[4,4,3,3] multiply(k2, tb)
+  c2 = f32[2,4,9,9] convolution(r1, k2s), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01
+  r2 = f32[2,4,9,9] maximum(c2, zb)
+  kv = f32[4] parameter(3)
+  kb = f32[4,4,3,3] broadcast(kv), dimensions={0}
+  c3 = f32[2,4,9,9] convolution(r2, kb), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01
+  ROOT r3 = f32[2,4,9,9] maximum(c3, zb)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  LayoutAssignment pass;
+  EXPECT_TRUE(RunPassKeepingResults(pass, *module).value_or(false));
+  for (const char* name : {"c1", "zb", "r1", "c2", "r2"}) {
+    EXPECT_EQ(LayoutOf(*module, name), "{1,3,2,0}") << name;
+  }
+  // A kernel broadcast inside the module is written HWIO.
+  EXPECT_EQ(LayoutOf(*module, "kb"), "{0,1,3,2}");
+  // k2s is computed from the parameter k2: HWIO would make that multiply
+  // a transposing pass, which is what packing it costs the convolution.
+  EXPECT_EQ(LayoutOf(*module, "k2s"), "{3,2,1,0}");
+  // c3's ReLU is the root: c3 stays with it.
+  EXPECT_EQ(LayoutOf(*module, "c3"), "{3,2,1,0}");
+  for (const char* name : {"x", "k1", "k2", "r3"}) {
+    EXPECT_EQ(LayoutOf(*module, name), "{3,2,1,0}") << name;
+  }
+}
+
+// A value that a reshape, a tuple or an in-place update reads by its bytes
+// keeps its layout; so does a computation's root.
+TEST(LayoutAssignmentTest, LayoutReadersKeepTheirOperandsLayouts) {
+  std::unique_ptr<HloModule> module = Parse(R"(HloModule m
+ENTRY e {
+  x = f32[2,3,5,5] parameter(0)
+  k = f32[4,3,3,3] parameter(1)
+  c = f32[2,4,3,3] convolution(x, k), window={size=3x3}, dim_labels=bf01_oi01->bf01
+  flat = f32[2,36] reshape(c)
+  c2 = f32[2,4,3,3] convolution(x, k), window={size=3x3}, dim_labels=bf01_oi01->bf01
+  u = f32[1,4,3,3] slice(c2), slice={[0:1], [0:4], [0:3], [0:3]}
+  zero = s32[] constant(0)
+  c3 = f32[2,4,3,3] convolution(x, k), window={size=3x3}, dim_labels=bf01_oi01->bf01
+  d = f32[2,4,3,3] dynamic-update-slice(c3, u, zero, zero, zero, zero)
+  ROOT t = (f32[2,36], f32[2,4,3,3]) tuple(flat, d)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  LayoutAssignment pass;
+  EXPECT_TRUE(RunPassKeepingResults(pass, *module).value_or(false));
+  EXPECT_EQ(LayoutOf(*module, "c"), "{3,2,1,0}");   // reshape user
+  EXPECT_EQ(LayoutOf(*module, "c2"), "{1,3,2,0}");  // sliced: any layout
+  EXPECT_EQ(LayoutOf(*module, "c3"), "{3,2,1,0}");  // updated in place
+  EXPECT_EQ(LayoutOf(*module, "d"), "{3,2,1,0}");   // a tuple's element
+}
+
+// A module already laid out for the kernels (NHWC/HWIO) is unchanged.
+TEST(LayoutAssignmentTest, NhwcModulesAreUnchanged) {
+  std::unique_ptr<HloModule> module = Parse(R"(HloModule m
+ENTRY e {
+  x = f32[1,8,8,4] parameter(0)
+  k = f32[3,3,4,4] parameter(1)
+  c = f32[1,8,8,4] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  ROOT n = f32[1,8,8,4] negate(c)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  LayoutAssignment pass;
+  EXPECT_FALSE(RunPassKeepingResults(pass, *module).value_or(true));
+}
+
+}  // namespace
+}  // namespace tessera

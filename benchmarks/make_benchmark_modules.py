@@ -48,6 +48,13 @@ def conv3x3(x, k):
                                         dimension_numbers=("NHWC", "HWIO", "NHWC"))
 
 
+def conv_relu_chain_nchw(x, k1, k2):
+    # lax.conv's default dimension numbers: NCHW input, OIHW kernel (what
+    # PyTorch-style JAX code writes); XLA and Tessera choose NHWC inside.
+    h = jax.nn.relu(jax.lax.conv(x, k1, (1, 1), "SAME"))
+    return jax.nn.relu(jax.lax.conv(h, k2, (1, 1), "SAME"))
+
+
 def mlp_train_step(w1, b1, w2, b2, x, y):
     def loss(params):
         w1, b1, w2, b2 = params
@@ -87,6 +94,8 @@ WORKLOADS = [
 ] + [
     ("gemm_bias_gelu_1024x4096x1024", gemm_bias_gelu, [spec(1024, 4096), spec(4096, 1024), spec(1024)]),
     ("conv3x3_nhwc_56x56x64", conv3x3, [spec(1, 56, 56, 64), spec(3, 3, 64, 64)]),
+    ("conv_relu_chain_nchw_4x64x56x56", conv_relu_chain_nchw,
+     [spec(4, 64, 56, 56), spec(64, 64, 3, 3), spec(64, 64, 3, 3)]),
     ("mlp_train_step_784_1024_10_b256", mlp_train_step,
      [spec(784, 1024), spec(1024), spec(1024, 10), spec(10), spec(256, 784), spec(256, 10)]),
     ("transformer_block_s128_d512_h8", transformer_block,

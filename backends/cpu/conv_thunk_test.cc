@@ -198,6 +198,16 @@ TEST(ConvThunkTest, ConvBenchmarkShape) {
             pool);
 }
 
+// Rows in several chunks (RunChunked: 1200 rows of 288 in chunks of 304),
+// gathered through strided channels and scattered into an NCHW output;
+// and the same through the general gather (lhs dilation).
+TEST(ConvThunkTest, NchwInChunks) {
+  CheckBoth(ConvModule("f32[3,32,20,20]", "f32[16,32,3,3]", "f32[3,16,20,20]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"));
+  CheckBoth(ConvModule("f32[3,32,10,10]", "f32[16,32,3,3]", "f32[3,16,20,20]",
+                       "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2}, dim_labels=bf01_oi01->bf01"));
+}
+
 // N spatial dimensions.
 
 TEST(ConvThunkTest, ZeroDIsAMatmul) {

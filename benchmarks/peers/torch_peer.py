@@ -93,6 +93,10 @@ def build(torch):
         kt = k.permute(3, 2, 0, 1)
         return F.conv2d(xt, kt, padding=1).permute(0, 2, 3, 1)
 
+    def conv_relu_chain_nchw(x, k1, k2):
+        # NCHW and OIHW: PyTorch's own layouts.
+        return torch.relu(F.conv2d(torch.relu(F.conv2d(x, k1, padding=1)), k2, padding=1))
+
     def mlp_loss(w1, b1, w2, b2, x, y):
         h = torch.relu(x @ w1 + b1)
         logits = h @ w2 + b2
@@ -124,6 +128,7 @@ def build(torch):
         "layer_norm_4096x1024": (layer_norm, layer_norm_out),
         "gemm_bias_gelu_1024x4096x1024": (gemm_bias_gelu, gemm_bias_gelu_out),
         "conv3x3_nhwc_56x56x64": (conv3x3, None),
+        "conv_relu_chain_nchw_4x64x56x56": (conv_relu_chain_nchw, None),
         "mlp_train_step_784_1024_10_b256": (mlp_train_step, None),
         "transformer_block_s128_d512_h8": (transformer_block, None),
     }

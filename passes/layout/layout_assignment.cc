@@ -1,12 +1,16 @@
 // Physical layouts for the values a module computes; see layout_assignment.h.
 #include "passes/layout/layout_assignment.h"
 
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "hlo/ir/hlo_computation.h"
 #include "hlo/ir/hlo_module.h"
 #include "hlo/ir/hlo_opcode.h"
+#include "hlo/ir/status_macros.h"
 
 namespace tessera {
 namespace {
@@ -135,6 +139,14 @@ ConvolutionLayouts PreferredConvolutionLayouts(const HloInstruction& convolution
   return layouts;
 }
 
+// Input features from which a convolution's input whose layout is fixed
+// with the features not minor-most is converted to NHWC first: the gather
+// then copies runs of features instead of single elements at a stride,
+// which for a 4x64x56x56 NCHW input took longer than the conversion
+// (3.9 -> 3.1 + 0.3 ms).  Few features (an RGB image) gather fine as they
+// are.
+constexpr int64_t kConvertInputMinFeatures = 16;
+
 absl::StatusOr<bool> LayoutAssignment::Run(HloModule* module) {
   layouts_changed_ = 0;
   Assigner assigner;
@@ -147,12 +159,31 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule* module) {
         ++layouts_changed_;
       }
     }
+    // One conversion per value and layout, shared by its convolutions.
+    absl::flat_hash_map<std::pair<const HloInstruction*, std::string>, HloInstruction*> copies;
     for (HloInstruction* hlo : computation->MakeInstructionPostOrder()) {
       if (hlo->opcode() != HloOpcode::kConvolution || hlo->operand_count() != 2) continue;
       const ConvolutionLayouts layouts = PreferredConvolutionLayouts(*hlo);
       assigner.Want(hlo, layouts.output);
-      assigner.Want(hlo->operands()[0], layouts.input);
+      HloInstruction* input = hlo->operands()[0];
+      assigner.Want(input, layouts.input);
       assigner.Want(hlo->operands()[1], layouts.kernel);
+      const ConvolutionDimensionNumbers& d = hlo->convolution_dimension_numbers();
+      const Shape& shape = input->shape();
+      if (shape.IsArray() && shape.has_layout() && shape.layout().tiles.empty() &&
+          !shape.layout().minor_to_major.empty() &&
+          shape.layout().minor_to_major[0] != d.input_feature_dimension &&
+          shape.dimensions(d.input_feature_dimension) >= kConvertInputMinFeatures) {
+        HloInstruction*& copy = copies[{input, layouts.input.ToString()}];
+        if (copy == nullptr) {
+          Shape converted = shape;
+          converted.set_layout(layouts.input);
+          copy = computation->AddInstruction(
+              HloInstruction::CreateUnary(converted, HloOpcode::kCopy, input));
+          ++layouts_changed_;
+        }
+        TS_RETURN_IF_ERROR(hlo->ReplaceOperandWith(0, copy));
+      }
     }
   }
   layouts_changed_ += assigner.changed();

@@ -20,6 +20,10 @@
 //   fused there would read or write across layouts, a transposing pass
 //   that costs what the convolution saved (a weight gradient feeding an
 //   SGD update of a parameter keeps the parameter's layout).
+//   A convolution input whose layout is fixed, with 16 or more features
+//   not minor-most (an NCHW parameter), is converted to NHWC by a copy
+//   first (one per value, shared by its convolutions): gathering windows
+//   of single elements at a stride cost more than the conversion.
 // - Dots keep row-major operands: the Eigen path reads any permutation
 //   layout as a (transposed) matrix at no cost, so there is nothing to
 //   choose.

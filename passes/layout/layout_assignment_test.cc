@@ -104,6 +104,34 @@ ENTRY e {
   EXPECT_EQ(LayoutOf(*module, "d"), "{3,2,1,0}");   // a tuple's element
 }
 
+// An NCHW parameter with many features is converted once, for both
+// convolutions reading it; an RGB-sized one is gathered as it is.
+TEST(LayoutAssignmentTest, ManyFeatureInputsAreConvertedOnce) {
+  std::unique_ptr<HloModule> module = Parse(R"(HloModule m
+ENTRY e {
+  x = f32[2,16,6,6] parameter(0)
+  k = f32[4,16,3,3] parameter(1)
+  rgb = f32[2,3,6,6] parameter(2)
+  k3 = f32[4,3,3,3] parameter(3)
+  a = f32[2,4,4,4] convolution(x, k), window={size=3x3}, dim_labels=bf01_oi01->bf01
+  b = f32[2,4,4,4] convolution(x, k), window={size=3x3 rhs_dilate=1x1}, dim_labels=bf01_oi01->bf01
+  c = f32[2,4,4,4] convolution(rgb, k3), window={size=3x3}, dim_labels=bf01_oi01->bf01
+  ROOT t = (f32[2,4,4,4], f32[2,4,4,4], f32[2,4,4,4]) tuple(a, b, c)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  LayoutAssignment pass;
+  EXPECT_TRUE(RunPassKeepingResults(pass, *module).value_or(false));
+  const HloInstruction* a = FindInstruction(*module, "a");
+  const HloInstruction* b = FindInstruction(*module, "b");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(a->operand(0)->opcode(), HloOpcode::kCopy);
+  EXPECT_EQ(a->operand(0)->shape().layout().ToString(), "{1,3,2,0}");
+  EXPECT_EQ(a->operand(0), b->operand(0));
+  EXPECT_EQ(FindInstruction(*module, "c")->operand(0)->name(), "rgb");
+}
+
 // A module already laid out for the kernels (NHWC/HWIO) is unchanged.
 TEST(LayoutAssignmentTest, NhwcModulesAreUnchanged) {
   std::unique_ptr<HloModule> module = Parse(R"(HloModule m

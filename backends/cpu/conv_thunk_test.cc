@@ -198,7 +198,7 @@ TEST(ConvThunkTest, ConvBenchmarkShape) {
             pool);
 }
 
-// Rows in several chunks (RunChunked: 1200 rows of 288 in chunks of 304),
+// Rows in several chunks (RunChunked: 1200 rows of 288, 4 chunks of 304),
 // gathered through strided channels and scattered into an NCHW output;
 // and the same through the general gather (lhs dilation).
 TEST(ConvThunkTest, NchwInChunks) {

@@ -35,11 +35,6 @@ absl::Status UnsupportedType(const HloInstruction& hlo, PrimitiveType type) {
 
 }  // namespace
 
-llvm::Value* ElementalIrEmitter::SignBit(llvm::Value* x) {
-  llvm::Type* bits = b_->getIntNTy(x->getType()->getPrimitiveSizeInBits());
-  return b_->CreateICmpSLT(b_->CreateBitCast(x, bits), llvm::ConstantInt::get(bits, 0));
-}
-
 absl::string_view MathFunctionName(MathFunction function) {
   switch (function) {
     case MathFunction::kAcos: return "acos";
@@ -116,22 +111,32 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitMathFunction(
 
 // ---------------------------------------------------------------------------
 // Float max/min: FloatMax/FloatMin of the evaluator: a NaN operand wins
-// (the first one), and -0 < +0.
+// (the first one), and -0 < +0.  Written so that x86 needs 5 instructions:
+// the compare-select is MAXPS/MINPS, which already returns b when either
+// is NaN (so a NaN b needs nothing more); equal operands (where only the
+// zeros' signs can differ) combine their bits, AND for max (+0 wins) and
+// OR for min (-0 wins); a NaN a is selected last.
 
-llvm::Value* ElementalIrEmitter::FloatMax(llvm::Value* a, llvm::Value* b) {
-  llvm::Value* a_negative = SignBit(a);
-  llvm::Value* result = b_->CreateSelect(b_->CreateFCmpOGT(a, b), a, b);
-  result = b_->CreateSelect(b_->CreateFCmpOEQ(a, b), b_->CreateSelect(a_negative, b, a), result);
-  result = b_->CreateSelect(b_->CreateFCmpUNO(b, b), b, result);
+llvm::Value* ElementalIrEmitter::FloatMaxMin(llvm::Value* a, llvm::Value* b, bool is_max) {
+  llvm::Value* result =
+      b_->CreateSelect(is_max ? b_->CreateFCmpOGT(a, b) : b_->CreateFCmpOLT(a, b), a, b);
+  llvm::Type* bits_type =
+      a->getType()->getWithNewType(b_->getIntNTy(a->getType()->getScalarSizeInBits()));
+  llvm::Value* a_bits = b_->CreateBitCast(a, bits_type);
+  llvm::Value* b_bits = b_->CreateBitCast(b, bits_type);
+  llvm::Value* equal =
+      b_->CreateBitCast(is_max ? b_->CreateAnd(a_bits, b_bits) : b_->CreateOr(a_bits, b_bits),
+                        a->getType());
+  result = b_->CreateSelect(b_->CreateFCmpOEQ(a, b), equal, result);
   return b_->CreateSelect(b_->CreateFCmpUNO(a, a), a, result);
 }
 
+llvm::Value* ElementalIrEmitter::FloatMax(llvm::Value* a, llvm::Value* b) {
+  return FloatMaxMin(a, b, /*is_max=*/true);
+}
+
 llvm::Value* ElementalIrEmitter::FloatMin(llvm::Value* a, llvm::Value* b) {
-  llvm::Value* a_negative = SignBit(a);
-  llvm::Value* result = b_->CreateSelect(b_->CreateFCmpOLT(a, b), a, b);
-  result = b_->CreateSelect(b_->CreateFCmpOEQ(a, b), b_->CreateSelect(a_negative, a, b), result);
-  result = b_->CreateSelect(b_->CreateFCmpUNO(b, b), b, result);
-  return b_->CreateSelect(b_->CreateFCmpUNO(a, a), a, result);
+  return FloatMaxMin(a, b, /*is_max=*/false);
 }
 
 // RoundToOddFloat of Literal::Convert: `value` (f64 or an integer of type

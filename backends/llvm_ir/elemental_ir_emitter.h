@@ -119,9 +119,9 @@ class ElementalIrEmitter {
   llvm::Value* ToCompute(llvm::Value* value, PrimitiveType type);
   llvm::Value* FromCompute(llvm::Value* value, PrimitiveType type);
   llvm::Value* FloatToBf16(llvm::Value* value);
-  llvm::Value* SignBit(llvm::Value* x);  // of an f32/f64: true for -0, -inf, -NaN...
   llvm::Value* FloatMax(llvm::Value* a, llvm::Value* b);
   llvm::Value* FloatMin(llvm::Value* a, llvm::Value* b);
+  llvm::Value* FloatMaxMin(llvm::Value* a, llvm::Value* b, bool is_max);
   llvm::Value* RoundToOddF32(llvm::Value* value, PrimitiveType from);
 
   // Complex numbers (elemental_ir_emitter_complex.cc).

@@ -22,8 +22,9 @@ const std::vector<FlagSpec>& BenchFlags() {
       {"backend", true, false, "what to run on: interpreter (default) or cpu"},
       {"cache_dir", true, false, "cpu: keep each kernel's LLVM object code in DIR, so that a "
                                  "repeated compile of the same module skips LLVM"},
-      {"dump_llvm_dir", true, false, "cpu: write each kernel's LLVM IR before (NAME.ll) and after "
-                                     "(NAME.opt.ll) optimization to DIR"},
+      {"dump_llvm_dir", true, false, "cpu: write the LLVM IR of each compiled module (a "
+                                     "kernel, or one thread's share of them) before (NAME.ll) "
+                                     "and after (NAME.opt.ll) optimization to DIR"},
       {"input", true, true, "an argument as a .npy file; repeat in parameter order "
                             "(default: seeded random arguments)"},
       {"seed", true, false, "seed for random arguments (default 0)"},

@@ -28,8 +28,9 @@ const std::vector<FlagSpec>& RunFlags() {
                                "the evaluator)"},
       {"cache_dir", true, false, "cpu: keep each kernel's LLVM object code in DIR, so that a "
                                  "repeated compile of the same module skips LLVM"},
-      {"dump_llvm_dir", true, false, "cpu: write each kernel's LLVM IR before (NAME.ll) and after "
-                                     "(NAME.opt.ll) optimization to DIR"},
+      {"dump_llvm_dir", true, false, "cpu: write the LLVM IR of each compiled module (a "
+                                     "kernel, or one thread's share of them) before (NAME.ll) "
+                                     "and after (NAME.opt.ll) optimization to DIR"},
       {"input", true, true, "an argument as a .npy file; repeat in parameter order"},
       {"random_inputs", false, false, "use seeded random arguments (the default with no --input)"},
       {"seed", true, false, "seed for --random_inputs (default 0)"},

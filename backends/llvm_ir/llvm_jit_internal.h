@@ -30,10 +30,12 @@ ModuleWithContext CreateModule(const LlvmJit& jit, absl::string_view name);
 // LLVM's message (an emitter bug, never a user error).
 absl::Status AddModule(LlvmJit& jit, ModuleWithContext module);
 
-// AddModule for several modules at once: verified here, then optimized and
-// compiled to object code on up to `threads` threads (0: one per hardware
-// thread), each with its own target machine, then added in order.  Same
-// object cache and errors as AddModule.
+// AddModule for several modules at once: verified here, linked into one
+// module per thread when there are more modules than `threads` (0: one per
+// hardware thread; the external names of all of them must differ), then
+// optimized and compiled to object code on those threads, each with its
+// own target machine, and added.  Same object cache (keyed by the linked
+// modules) and errors as AddModule.
 absl::Status AddModules(LlvmJit& jit, std::vector<ModuleWithContext> modules, int threads = 0);
 
 }  // namespace llvm_ir

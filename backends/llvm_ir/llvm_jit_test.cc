@@ -7,7 +7,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "absl/strings/str_cat.h"
+#include "backends/llvm_ir/llvm_jit_internal.h"
 #include "gtest/gtest.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
 
 namespace tessera {
 namespace llvm_ir {
@@ -82,6 +88,53 @@ TEST(LlvmJitTest, VectorizesALoopAtO3) {
   for (int i = 0; i < 37; ++i) in[i] = i;
   (*scale)(out, in, 37);
   for (int i = 0; i < 37; ++i) EXPECT_EQ(out[i], 2.0f * i);
+}
+
+// A module of its own context, parsed from `ir`.
+ModuleWithContext ParseModule(const std::string& ir) {
+  ModuleWithContext result;
+  result.context = std::make_unique<llvm::LLVMContext>();
+  llvm::SMDiagnostic error;
+  result.module = llvm::parseAssemblyString(ir, error, *result.context);
+  EXPECT_NE(result.module, nullptr) << error.getMessage().str();
+  return result;
+}
+
+// More modules than threads are linked into one module per thread: every
+// function still answers, each private table its own (same names in every
+// module), and two modules defining one external name are an error.
+TEST(LlvmJitTest, AddModulesLinksIntoOnePerThread) {
+  auto jit = LlvmJit::Create();
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  std::vector<ModuleWithContext> modules;
+  for (int k = 0; k < 5; ++k) {
+    modules.push_back(ParseModule(absl::StrCat(R"(
+      @table = private constant [2 x i32] [i32 )", k, R"(, i32 )", 10 * k, R"(]
+      define internal i32 @helper(i64 %i) {
+        %p = getelementptr inbounds [2 x i32], ptr @table, i64 0, i64 %i
+        %v = load i32, ptr %p
+        ret i32 %v
+      }
+      define i32 @get)", k, R"((i64 %i) {
+        %v = call i32 @helper(i64 %i)
+        ret i32 %v
+      }
+    )")));
+  }
+  ASSERT_TRUE(AddModules(**jit, std::move(modules), /*threads=*/2).ok());
+  for (int k = 0; k < 5; ++k) {
+    auto get = (*jit)->LookupFunction<int(int64_t)>(absl::StrCat("get", k));
+    ASSERT_TRUE(get.ok()) << get.status();
+    EXPECT_EQ((*get)(0), k);
+    EXPECT_EQ((*get)(1), 10 * k);
+  }
+  EXPECT_EQ((*jit)->stats().modules, 2);
+
+  std::vector<ModuleWithContext> clashing;
+  for (int k = 0; k < 3; ++k) {
+    clashing.push_back(ParseModule("define i32 @same() {\n  ret i32 1\n}\n"));
+  }
+  EXPECT_FALSE(AddModules(**jit, std::move(clashing), /*threads=*/2).ok());
 }
 
 TEST(LlvmJitTest, BadIrIsAnError) {

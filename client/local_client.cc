@@ -14,14 +14,6 @@
 namespace tessera {
 namespace {
 
-std::string ParameterLabel(const ProgramShape& program_shape, int64_t i) {
-  if (i < static_cast<int64_t>(program_shape.parameter_names.size()) &&
-      !program_shape.parameter_names[i].empty()) {
-    return absl::StrCat("argument ", i, " (", program_shape.parameter_names[i], ")");
-  }
-  return absl::StrCat("argument ", i);
-}
-
 // Every array leaf index of `shape` ({} for an array).
 void LeafIndices(const Shape& shape, ShapeIndex* prefix, std::vector<ShapeIndex>* out) {
   if (!shape.IsTuple()) {
@@ -103,22 +95,22 @@ absl::StatusOr<std::vector<std::unique_ptr<DeviceBuffer>>> LoadedExecutable::Exe
   for (int64_t i = 0; i < count; ++i) {
     const DeviceBuffer* argument = arguments[i];
     if (argument == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(ParameterLabel(program, i), " is null"));
+      return absl::InvalidArgumentError(absl::StrCat(program.ParameterLabel(i, "argument"), " is null"));
     }
     if (argument->is_deleted()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          ParameterLabel(program, i), " was donated to an earlier run and is gone"));
+          program.ParameterLabel(i, "argument"), " was donated to an earlier run and is gone"));
     }
     for (int64_t j = 0; j < i; ++j) {
       if (arguments[j] == argument && (donated.contains(i) || donated.contains(j))) {
         return absl::InvalidArgumentError(absl::StrCat(
-            ParameterLabel(program, i), " is also ", ParameterLabel(program, j),
+            program.ParameterLabel(i, "argument"), " is also ", program.ParameterLabel(j, "argument"),
             "; a donated buffer may be passed once"));
       }
     }
     const Shape& want = program.parameters[i];
     if (!ShapesCompatible(want, argument->shape())) {
-      return absl::InvalidArgumentError(absl::StrCat(ParameterLabel(program, i), " expects ",
+      return absl::InvalidArgumentError(absl::StrCat(program.ParameterLabel(i, "argument"), " expects ",
                                                      want.ToString(), ", got ",
                                                      argument->shape().ToString()));
     }

@@ -8,17 +8,6 @@
 #include "hlo/ir/status_macros.h"
 
 namespace tessera {
-namespace {
-
-std::string ParameterLabel(const ProgramShape& program_shape, int64_t i) {
-  if (i < static_cast<int64_t>(program_shape.parameter_names.size()) &&
-      !program_shape.parameter_names[i].empty()) {
-    return absl::StrCat("parameter ", i, " (", program_shape.parameter_names[i], ")");
-  }
-  return absl::StrCat("parameter ", i);
-}
-
-}  // namespace
 
 HloExecutable::HloExecutable(ProgramShape program_shape,
                              std::unique_ptr<runtime::Executable> executable)
@@ -35,7 +24,7 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> HloExecutable::Create(
   for (int64_t i = 0; i < static_cast<int64_t>(program_shape.parameters.size()); ++i) {
     absl::Status status = CheckDenseLayouts(program_shape.parameters[i]);
     if (!status.ok()) {
-      return absl::Status(status.code(), absl::StrCat(ParameterLabel(program_shape, i), ": ",
+      return absl::Status(status.code(), absl::StrCat(program_shape.ParameterLabel(i), ": ",
                                                       status.message()));
     }
   }
@@ -88,7 +77,7 @@ absl::Status HloExecutable::CheckArguments(absl::Span<const Literal> arguments) 
   for (int64_t i = 0; i < count; ++i) {
     const Shape& want = program_shape_.parameters[i];
     if (!ShapesCompatible(want, arguments[i].shape())) {
-      return absl::InvalidArgumentError(absl::StrCat(ParameterLabel(program_shape_, i),
+      return absl::InvalidArgumentError(absl::StrCat(program_shape_.ParameterLabel(i),
                                                      " expects ", want.ToString(), ", got ",
                                                      arguments[i].shape().ToString()));
     }

@@ -7,6 +7,13 @@
 
 namespace tessera {
 
+std::string ProgramShape::ParameterLabel(int64_t i, absl::string_view noun) const {
+  if (i >= 0 && i < static_cast<int64_t>(parameter_names.size()) && !parameter_names[i].empty()) {
+    return absl::StrCat(noun, " ", i, " (", parameter_names[i], ")");
+  }
+  return absl::StrCat(noun, " ", i);
+}
+
 std::string ProgramShape::ToString() const {
   std::vector<std::string> params;
   for (const Shape& p : parameters) params.push_back(p.ToString(/*print_layout=*/true));

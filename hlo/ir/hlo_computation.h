@@ -24,6 +24,9 @@ struct ProgramShape {
   bool operator==(const ProgramShape&) const = default;
   // "(f32[2]{0}, s32[])->f32[2]{0}" as in `entry_computation_layout`.
   std::string ToString() const;
+  // How errors name parameter i: "parameter 1 (y)", or "parameter 1" when
+  // it has no name; `noun` replaces "parameter" ("argument").
+  std::string ParameterLabel(int64_t i, absl::string_view noun = "parameter") const;
 };
 
 class HloComputation {

@@ -95,23 +95,24 @@ absl::StatusOr<std::vector<std::unique_ptr<DeviceBuffer>>> LoadedExecutable::Exe
   for (int64_t i = 0; i < count; ++i) {
     const DeviceBuffer* argument = arguments[i];
     if (argument == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(program.ParameterLabel(i, "argument"), " is null"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(program.ParameterLabel(i, "argument"), " is null"));
     }
     if (argument->is_deleted()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          program.ParameterLabel(i, "argument"), " was donated to an earlier run and is gone"));
+      return absl::InvalidArgumentError(absl::StrCat(program.ParameterLabel(i, "argument"),
+                                                     " was donated to an earlier run and is gone"));
     }
     for (int64_t j = 0; j < i; ++j) {
       if (arguments[j] == argument && (donated.contains(i) || donated.contains(j))) {
         return absl::InvalidArgumentError(absl::StrCat(
-            program.ParameterLabel(i, "argument"), " is also ", program.ParameterLabel(j, "argument"),
-            "; a donated buffer may be passed once"));
+            program.ParameterLabel(i, "argument"), " is also ",
+            program.ParameterLabel(j, "argument"), "; a donated buffer may be passed once"));
       }
     }
     const Shape& want = program.parameters[i];
     if (!ShapesCompatible(want, argument->shape())) {
-      return absl::InvalidArgumentError(absl::StrCat(program.ParameterLabel(i, "argument"), " expects ",
-                                                     want.ToString(), ", got ",
+      return absl::InvalidArgumentError(absl::StrCat(program.ParameterLabel(i, "argument"),
+                                                     " expects ", want.ToString(), ", got ",
                                                      argument->shape().ToString()));
     }
     if (!(argument->shape() == want)) {

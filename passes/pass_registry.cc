@@ -9,9 +9,9 @@
 #include "passes/fusion/horizontal_fusion.h"
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
-#include "passes/memory/copy_insertion.h"
 #include "passes/layout/layout_assignment.h"
 #include "passes/layout/layout_normalization.h"
+#include "passes/memory/copy_insertion.h"
 #include "passes/schedule/hlo_scheduler.h"
 #include "passes/simplify/algebraic_simplifier.h"
 #include "passes/simplify/call_inliner.h"
@@ -45,11 +45,20 @@ std::pair<const std::string, PassFactory> FusionEntry() {
 
 const std::map<std::string, PassFactory>& Passes() {
   static const auto* passes = new std::map<std::string, PassFactory>{
-      Entry<AlgebraicSimplifier>(), Entry<CallInliner>(),      Entry<ConstantFolding>(),      Entry<HloCse>(),
-      Entry<HloDce>(),           Entry<OperatorSinking>(),      Entry<TupleSimplifier>(),
-      Entry<ZeroSizedElimination>(), Entry<HloScheduler>(), Entry<CopyInsertion>(),
-      Entry<LayoutAssignment>(),  Entry<LayoutNormalization>(),
-      FusionEntry<InstructionFusion>(), FusionEntry<MultiOutputFusion>(),
+      Entry<AlgebraicSimplifier>(),
+      Entry<CallInliner>(),
+      Entry<ConstantFolding>(),
+      Entry<HloCse>(),
+      Entry<HloDce>(),
+      Entry<OperatorSinking>(),
+      Entry<TupleSimplifier>(),
+      Entry<ZeroSizedElimination>(),
+      Entry<HloScheduler>(),
+      Entry<CopyInsertion>(),
+      Entry<LayoutAssignment>(),
+      Entry<LayoutNormalization>(),
+      FusionEntry<InstructionFusion>(),
+      FusionEntry<MultiOutputFusion>(),
       FusionEntry<HorizontalFusion>(),
   };
   return *passes;

@@ -95,9 +95,9 @@ TEST(BenchCommandTest, DumpLlvmDirKeepsEachKernelsIr) {
   const std::string dir = std::string(tmp != nullptr ? tmp : "/tmp") + "/bench_llvm_dump";
   std::string module = kModule;  // its own, past the in-memory cache
   module.replace(module.find("add(ax, y)"), 3, "maximum");
-  ASSERT_TRUE(Bench({WriteTemp("d.hlo", module), "--backend=cpu", "--iters=1",
-                     "--dump_llvm_dir=" + dir})
-                  .ok());
+  ASSERT_TRUE(
+      Bench({WriteTemp("d.hlo", module), "--backend=cpu", "--iters=1", "--dump_llvm_dir=" + dir})
+          .ok());
   std::string before, after;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();

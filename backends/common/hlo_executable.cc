@@ -24,8 +24,8 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> HloExecutable::Create(
   for (int64_t i = 0; i < static_cast<int64_t>(program_shape.parameters.size()); ++i) {
     absl::Status status = CheckDenseLayouts(program_shape.parameters[i]);
     if (!status.ok()) {
-      return absl::Status(status.code(), absl::StrCat(program_shape.ParameterLabel(i), ": ",
-                                                      status.message()));
+      return absl::Status(status.code(),
+                          absl::StrCat(program_shape.ParameterLabel(i), ": ", status.message()));
     }
   }
   absl::Status status = CheckDenseLayouts(program_shape.result);
@@ -77,8 +77,8 @@ absl::Status HloExecutable::CheckArguments(absl::Span<const Literal> arguments) 
   for (int64_t i = 0; i < count; ++i) {
     const Shape& want = program_shape_.parameters[i];
     if (!ShapesCompatible(want, arguments[i].shape())) {
-      return absl::InvalidArgumentError(absl::StrCat(program_shape_.ParameterLabel(i),
-                                                     " expects ", want.ToString(), ", got ",
+      return absl::InvalidArgumentError(absl::StrCat(program_shape_.ParameterLabel(i), " expects ",
+                                                     want.ToString(), ", got ",
                                                      arguments[i].shape().ToString()));
     }
   }

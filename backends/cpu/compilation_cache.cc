@@ -22,8 +22,7 @@ std::string CpuCompilationFingerprint(const HloModule& optimized_module,
       " streaming_store_bytes=", options.streaming_store_bytes.value_or(-1),
       " threads=", runtime::ThreadPool::Default().parallelism(),
       " opt_level=", options.jit.opt_level, " unroll=", options.jit.loop_unrolling,
-      " cpu=", options.jit.cpu,
-      " features=", options.jit.features);
+      " cpu=", options.jit.cpu, " features=", options.jit.features);
   return llvm_ir::Sha256Hex(
       absl::StrCat(options_text, "\n", PrintHloModule(optimized_module)));
 }

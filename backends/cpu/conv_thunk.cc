@@ -99,7 +99,6 @@ void ParallelRows(runtime::ThreadPool* pool, int64_t n, int64_t min_block,
   pool->ParallelFor(n, pool->BlockSizeFor(n, min_block), fn);
 }
 
-
 // im2col for 2-D convolutions without lhs dilation, reversal or groups (the
 // common NHWC/NCHW case): row m = (n, oh, ow), column (kh, kw, c).
 // Rows [begin, end) of the plain 2-D im2col matrix, row `begin` at `col`.

@@ -1,6 +1,5 @@
 // Partitioned elementwise kernels; see loop_kernel.h.
 #include "backends/cpu/loop_kernel.h"
-#include "backends/cpu/loop_kernel_internal.h"
 
 #include <algorithm>
 #include <functional>
@@ -10,9 +9,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/loop_kernel_internal.h"
 #include "backends/llvm_ir/elemental_ir_emitter.h"
-#include "backends/llvm_ir/llvm_jit_internal.h"
 #include "backends/llvm_ir/kernel_support.h"
+#include "backends/llvm_ir/llvm_jit_internal.h"
 #include "backends/llvm_ir/loop_emitter.h"
 #include "backends/llvm_ir/polynomial_math.h"
 #include "backends/llvm_ir/streaming_stores.h"
@@ -123,10 +123,17 @@ constexpr int kLongChainInterleave = 4;
 bool HasPolynomialMathOp(const HloComputation& computation) {
   for (const HloInstruction* hlo : computation.instructions()) {
     switch (hlo->opcode()) {
-      case HloOpcode::kExp: case HloOpcode::kExpm1: case HloOpcode::kLog:
-      case HloOpcode::kLog1p: case HloOpcode::kLogistic: case HloOpcode::kTanh:
-      case HloOpcode::kErf: case HloOpcode::kSin: case HloOpcode::kCos:
-      case HloOpcode::kPower: case HloOpcode::kCbrt:
+      case HloOpcode::kExp:
+      case HloOpcode::kExpm1:
+      case HloOpcode::kLog:
+      case HloOpcode::kLog1p:
+      case HloOpcode::kLogistic:
+      case HloOpcode::kTanh:
+      case HloOpcode::kErf:
+      case HloOpcode::kSin:
+      case HloOpcode::kCos:
+      case HloOpcode::kPower:
+      case HloOpcode::kCbrt:
         return true;
       default:
         break;
@@ -187,8 +194,8 @@ absl::Status EmitAlignedInnermostLoops(int64_t dimension, llvm::Value* start, ll
                                        /*HasNUW=*/true, /*HasNSW=*/true);
     TS_ASSIGN_OR_RETURN(llvm::Value * value, generator(IrIndex(multi_index, shape, i64, linear)));
     if (value->getType() != element) {
-      return absl::InternalError(absl::StrCat("storing a value of the wrong IR type into ",
-                                              shape.ToString(true)));
+      return absl::InternalError(
+          absl::StrCat("storing a value of the wrong IR type into ", shape.ToString(true)));
     }
     b->CreateStore(value, b->CreateInBoundsGEP(element, base, {j}));
     loop.Finish(b);
@@ -215,8 +222,8 @@ absl::Status EmitAlignedInnermostLoops(int64_t dimension, llvm::Value* start, ll
   b->SetInsertPoint(aligned);
   llvm::Value* aligned_base = element_pointer(head_end);
   b->CreateAlignmentAssumption(function->getParent()->getDataLayout(), aligned_base, 64);
-  TS_RETURN_IF_ERROR(emit_loop(absl::StrCat("d", dimension), head_end,
-                               b->CreateSub(stop, head_end), aligned_base, true));
+  TS_RETURN_IF_ERROR(emit_loop(absl::StrCat("d", dimension), head_end, b->CreateSub(stop, head_end),
+                               aligned_base, true));
   b->CreateBr(done);
   b->SetInsertPoint(done);
   return absl::OkStatus();

@@ -285,8 +285,8 @@ absl::StatusOr<llvm_ir::ElementGenerator> MakeReduceGenerator(
   const bool exact_in_any_order =
       type != F32 && type != F64 ? true : op == HloOpcode::kMaximum || op == HloOpcode::kMinimum;
   const int64_t lanes = inner >= 0 ? ReductionLanes(type, input_shape.dimensions(inner)) : 0;
-  const bool vectorized = identity != nullptr && lanes > 0 &&
-                          (exact_in_any_order || reorder_floats);
+  const bool vectorized =
+      identity != nullptr && lanes > 0 && (exact_in_any_order || reorder_floats);
 
   llvm_ir::ElementGenerator input_generator = generators.at(input);
   llvm_ir::ElementGenerator init_generator = generators.at(init);

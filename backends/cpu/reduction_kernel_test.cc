@@ -190,9 +190,9 @@ TEST(ReductionKernelTest, FloatSumsStayWithinTheLaneBound) {
     // 32 f32 lanes (128 bytes), 64 from 256 elements on (reduce_emitter.cc).
     const int64_t lanes = c.lanes_length >= 256 ? 64 : 32;
     const double eps = std::ldexp(1.0, -24);
-    const double bound_ulps =
-        c.lanes_length >= lanes ? static_cast<double>(c.length) / lanes + std::log2(lanes) + 2
-                                : static_cast<double>(c.length) + 2;
+    const double bound_ulps = c.lanes_length >= lanes
+                                  ? static_cast<double>(c.length) / lanes + std::log2(lanes) + 2
+                                  : static_cast<double>(c.length) + 2;
     for (int64_t r = 0; r < c.rows; ++r) {
       double exact = 0, magnitude = 0;
       for (int64_t i = 0; i < c.length; ++i) {

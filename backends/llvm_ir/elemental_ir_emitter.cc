@@ -124,9 +124,8 @@ llvm::Value* ElementalIrEmitter::FloatMaxMin(llvm::Value* a, llvm::Value* b, boo
       a->getType()->getWithNewType(b_->getIntNTy(a->getType()->getScalarSizeInBits()));
   llvm::Value* a_bits = b_->CreateBitCast(a, bits_type);
   llvm::Value* b_bits = b_->CreateBitCast(b, bits_type);
-  llvm::Value* equal =
-      b_->CreateBitCast(is_max ? b_->CreateAnd(a_bits, b_bits) : b_->CreateOr(a_bits, b_bits),
-                        a->getType());
+  llvm::Value* equal = b_->CreateBitCast(
+      is_max ? b_->CreateAnd(a_bits, b_bits) : b_->CreateOr(a_bits, b_bits), a->getType());
   result = b_->CreateSelect(b_->CreateFCmpOEQ(a, b), equal, result);
   return b_->CreateSelect(b_->CreateFCmpUNO(a, a), a, result);
 }

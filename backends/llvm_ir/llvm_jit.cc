@@ -7,10 +7,9 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <thread>
-
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -24,7 +23,8 @@
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
-#include "llvm/Linker/Linker.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
@@ -32,14 +32,13 @@
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/Error.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Config/llvm-config.h"
-#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -116,8 +115,8 @@ void DumpModule(const JitOptions& options, const llvm::Module& module, absl::str
   if (options.dump_dir.empty()) return;
   if (llvm::sys::fs::create_directories(options.dump_dir)) return;
   std::error_code error;
-  llvm::raw_fd_ostream out(absl::StrCat(options.dump_dir, "/", std::string(module.getName()), suffix),
-                           error);
+  llvm::raw_fd_ostream out(
+      absl::StrCat(options.dump_dir, "/", std::string(module.getName()), suffix), error);
   if (!error) module.print(out, nullptr);
 }
 
@@ -415,8 +414,8 @@ absl::Status AddModules(LlvmJit& jit, std::vector<ModuleWithContext> modules, in
   // whatever its size (//backends/llvm_ir:llvm_jit_benchmark: ten small
   // functions compile in 35 ms as one module, 52 ms as ten; warm compiles
   // of the MLP step and the transformer block 10-12% faster).
-  const size_t compile_threads = static_cast<size_t>(std::max(
-      1, threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency())));
+  const size_t compile_threads = static_cast<size_t>(
+      std::max(1, threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency())));
   // Each module is verified (and given the target) on its own, so that an
   // error names its kernel.
   for (ModuleWithContext& module : modules) {

@@ -109,13 +109,15 @@ TEST(LlvmJitTest, AddModulesLinksIntoOnePerThread) {
   std::vector<ModuleWithContext> modules;
   for (int k = 0; k < 5; ++k) {
     modules.push_back(ParseModule(absl::StrCat(R"(
-      @table = private constant [2 x i32] [i32 )", k, R"(, i32 )", 10 * k, R"(]
+      @table = private constant [2 x i32] [i32 )",
+                                               k, R"(, i32 )", 10 * k, R"(]
       define internal i32 @helper(i64 %i) {
         %p = getelementptr inbounds [2 x i32], ptr @table, i64 0, i64 %i
         %v = load i32, ptr %p
         ret i32 %v
       }
-      define i32 @get)", k, R"((i64 %i) {
+      define i32 @get)",
+                                               k, R"((i64 %i) {
         %v = call i32 @helper(i64 %i)
         ret i32 %v
       }

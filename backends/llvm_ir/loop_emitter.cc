@@ -240,17 +240,14 @@ void ForLoop::DisableVectorization() {
 
 void ForLoop::AddIntegerHint(const char* name, int value) {
   llvm::LLVMContext& context = latch_->getContext();
-  AddLoopHint(llvm::MDNode::get(
-      context, {llvm::MDString::get(context, name),
-                llvm::ConstantAsMetadata::get(
-                    llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), value))}));
+  AddLoopHint(llvm::MDNode::get(context, {llvm::MDString::get(context, name),
+                                          llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
+                                              llvm::Type::getInt32Ty(context), value))}));
 }
 
 void ForLoop::SetVectorWidth(int width) { AddIntegerHint("llvm.loop.vectorize.width", width); }
 
-void ForLoop::SetInterleaveCount(int count) {
-  AddIntegerHint("llvm.loop.interleave.count", count);
-}
+void ForLoop::SetInterleaveCount(int count) { AddIntegerHint("llvm.loop.interleave.count", count); }
 
 void ForLoop::Finish(llvm::IRBuilder<>* b) {
   b->CreateBr(latch_);

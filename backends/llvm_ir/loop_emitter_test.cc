@@ -135,9 +135,9 @@ TEST(LoopEmitterTest, LoopHintsFormOneLoopId) {
   llvm::LLVMContext context;
   llvm::Module module("hints", context);
   llvm::IRBuilder<> b(context);
-  llvm::Function* function = llvm::Function::Create(
-      llvm::FunctionType::get(b.getVoidTy(), {b.getInt64Ty()}, false),
-      llvm::GlobalValue::ExternalLinkage, "f", &module);
+  llvm::Function* function =
+      llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), {b.getInt64Ty()}, false),
+                             llvm::GlobalValue::ExternalLinkage, "f", &module);
   b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function));
   ForLoop loop = ForLoop::Emit("i", b.getInt64(0), function->getArg(0), &b);
   loop.SetVectorWidth(16);
@@ -159,10 +159,9 @@ TEST(LoopEmitterTest, LoopHintsFormOneLoopId) {
     const auto* hint = llvm::cast<llvm::MDNode>(id->getOperand(i).get());
     names.push_back(llvm::cast<llvm::MDString>(hint->getOperand(0).get())->getString().str());
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"llvm.loop.vectorize.width",
-                                             "llvm.loop.interleave.count",
-                                             "llvm.loop.vectorize.enable",
-                                             "llvm.loop.unroll.disable"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"llvm.loop.vectorize.width", "llvm.loop.interleave.count",
+                                      "llvm.loop.vectorize.enable", "llvm.loop.unroll.disable"}));
 }
 
 TEST(LoopEmitterTest, TiledLayoutsAreUnimplemented) {

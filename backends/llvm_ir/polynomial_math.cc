@@ -206,8 +206,8 @@ class MathBuilder {
     llvm::Value* nn = b_->CreateFNeg(n);
     llvm::Value* r = Fma(nn, C(1.42860682030941723212e-06), Fma(nn, C(6.93145751953125e-01), y));
     const int64_t shifter_bits = 0x4B400000;  // the bits of 1.5 * 2^23
-    llvm::Value* s = FromBits(b_->CreateAdd(b_->CreateShl(Bits(t), I(23)),
-                                            I((127 - shifter_bits) * (int64_t{1} << 23))));
+    llvm::Value* s = FromBits(
+        b_->CreateAdd(b_->CreateShl(Bits(t), I(23)), I((127 - shifter_bits) * (int64_t{1} << 23))));
     llvm::Value* em = Fma(s, Expm1Kernel(r), Sub(s, C(1.0)));
     // q = em / (em + 2), with the rounding errors of the sum and of the
     // quotient corrected (a bare division was 2.4 ulp near 0):

@@ -70,7 +70,8 @@ llvm::PreservedAnalyses StreamingStoresPass::run(llvm::Function& function,
   const llvm::DataLayout& layout = module.getDataLayout();
   llvm::LLVMContext& context = function.getContext();
   llvm::MDNode* nontemporal = llvm::MDNode::get(
-      context, llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), 1)));
+      context,
+      llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), 1)));
   bool changed = false;
   std::vector<llvm::ReturnInst*> returns;
   for (llvm::BasicBlock& block : function) {
@@ -91,7 +92,8 @@ llvm::PreservedAnalyses StreamingStoresPass::run(llvm::Function& function,
     }
   }
   if (!changed) return llvm::PreservedAnalyses::all();
-  llvm::Function* sfence = llvm::Intrinsic::getDeclaration(&module, llvm::Intrinsic::x86_sse_sfence);
+  llvm::Function* sfence =
+      llvm::Intrinsic::getDeclaration(&module, llvm::Intrinsic::x86_sse_sfence);
   for (llvm::ReturnInst* ret : returns) llvm::IRBuilder<>(ret).CreateCall(sfence);
   llvm::PreservedAnalyses preserved;
   preserved.preserveSet<llvm::CFGAnalyses>();

@@ -99,9 +99,8 @@ TEST(StreamingStoresTest, MarksAlignedVectorStoresOfMarkedFunctions) {
 TEST(StreamingStoresTest, LeavesOtherTargetsAlone) {
   std::string ir = kIr;
   ir.replace(ir.find("x86_64-unknown-linux-gnu"), 24, "aarch64-unknown-linux-gnu");
-  ir.replace(ir.find("target datalayout"), ir.find('\n', ir.find("target datalayout")) -
-                                               ir.find("target datalayout"),
-             "");
+  ir.replace(ir.find("target datalayout"),
+             ir.find('\n', ir.find("target datalayout")) - ir.find("target datalayout"), "");
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> module = ParseAndRun(context, ir.c_str());
   ASSERT_NE(module, nullptr);
@@ -110,9 +109,7 @@ TEST(StreamingStoresTest, LeavesOtherTargetsAlone) {
   EXPECT_EQ(fences, 0);
 }
 
-TEST(StreamingStoresTest, ThresholdIsPositive) {
-  EXPECT_GT(StreamingStoreThresholdBytes(), 0);
-}
+TEST(StreamingStoresTest, ThresholdIsPositive) { EXPECT_GT(StreamingStoreThresholdBytes(), 0); }
 
 }  // namespace
 }  // namespace llvm_ir

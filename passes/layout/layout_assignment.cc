@@ -93,8 +93,7 @@ class Assigner {
       group.push_back(next);
       if (follower) continue;
       auto visit = [&](HloInstruction* other) {
-        if (other->shape().IsArray() &&
-            other->shape().dimensions() == next->shape().dimensions() &&
+        if (other->shape().IsArray() && other->shape().dimensions() == next->shape().dimensions() &&
             seen.insert(other).second) {
           work.push_back(other);
         }
@@ -127,15 +126,13 @@ class Assigner {
 ConvolutionLayouts PreferredConvolutionLayouts(const HloInstruction& convolution) {
   const ConvolutionDimensionNumbers& d = convolution.convolution_dimension_numbers();
   ConvolutionLayouts layouts;
-  layouts.input =
-      SpatialInBetween(d.input_batch_dimension, d.input_spatial_dimensions,
-                       {d.input_feature_dimension});
-  layouts.kernel = SpatialInBetween(
-      -1, d.kernel_spatial_dimensions,
-      {d.kernel_output_feature_dimension, d.kernel_input_feature_dimension});
-  layouts.output =
-      SpatialInBetween(d.output_batch_dimension, d.output_spatial_dimensions,
-                       {d.output_feature_dimension});
+  layouts.input = SpatialInBetween(d.input_batch_dimension, d.input_spatial_dimensions,
+                                   {d.input_feature_dimension});
+  layouts.kernel =
+      SpatialInBetween(-1, d.kernel_spatial_dimensions,
+                       {d.kernel_output_feature_dimension, d.kernel_input_feature_dimension});
+  layouts.output = SpatialInBetween(d.output_batch_dimension, d.output_spatial_dimensions,
+                                    {d.output_feature_dimension});
   return layouts;
 }
 

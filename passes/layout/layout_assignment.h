@@ -35,7 +35,8 @@
 // a row-major value is free), tuple, while, conditional, call, custom-call,
 // and the in-place operands of dynamic-update-slice and scatter.  A value
 // wanted in two layouts keeps the first request (convolutions in post
-// order), and the second request's group stays as it is.  Fusion computations are left alone: this runs before fusion.
+// order), and the second request's group stays as it is.  Fusion computations are left alone: this
+// runs before fusion.
 #ifndef TESSERA_PASSES_LAYOUT_LAYOUT_ASSIGNMENT_H_
 #define TESSERA_PASSES_LAYOUT_LAYOUT_ASSIGNMENT_H_
 

@@ -614,12 +614,7 @@ ENTRY e {
     Counts counts;
     CheckModule(text, {}, &counts, streaming);
     EXPECT_EQ(counts.fallback, 0);
-    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-    ASSERT_TRUE(module.ok()) << module.status();
-    absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
-        CompileForCpu(*std::move(module), streaming);
-    ASSERT_TRUE(executable.ok()) << executable.status();
-    EXPECT_EQ((*executable)->stats().streaming_kernels, 1);
+    EXPECT_EQ(counts.streaming, 1);
   }
   // Polynomial tanh, as the elementwise benchmark computes it.
   CpuCompileOptions polynomial;
@@ -666,13 +661,9 @@ ENTRY e {
   ROOT y = f32[37,1025] divide(ex, sb)
 }
 )";
-  CheckModule(softmax, {}, nullptr, polynomial);
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(softmax);
-  ASSERT_TRUE(module.ok()) << module.status();
-  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
-      CompileForCpu(*std::move(module), polynomial);
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  EXPECT_GE((*executable)->stats().streaming_kernels, 1);
+  Counts counts;
+  CheckModule(softmax, {}, &counts, polynomial);
+  EXPECT_GE(counts.streaming, 1);
 }
 
 // lax.conv's NCHW/OIHW chain: layout assignment keeps the values between
@@ -715,23 +706,23 @@ ENTRY e {
   EXPECT_EQ(nhwc, 1);  // c1; c2 is the root's
 }
 
-// Below the threshold results are stored as usual.
-TEST(CpuOpsTest, SmallResultsAreNotStreamed) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
+// Results stream from the threshold on, and are stored as usual below it.
+TEST(CpuOpsTest, StreamingStartsAtTheThreshold) {
+  const char* text = R"(
 HloModule small
 
 ENTRY e {
   x = f32[1024] parameter(0)
   ROOT n = f32[1024] negate(x)
 }
-)");
-  ASSERT_TRUE(module.ok()) << module.status();
+)";
   CpuCompileOptions options;
-  options.streaming_store_bytes = 4097;
-  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
-      CompileForCpu(*std::move(module), options);
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  EXPECT_EQ((*executable)->stats().streaming_kernels, 0);
+  for (int64_t threshold : {4096, 4097}) {
+    options.streaming_store_bytes = threshold;
+    Counts counts;
+    CheckModule(text, {}, &counts, options);
+    EXPECT_EQ(counts.streaming, threshold <= 4096 ? 1 : 0) << threshold;
+  }
 }
 
 }  // namespace

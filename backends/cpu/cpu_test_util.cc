@@ -191,6 +191,7 @@ void CheckModule(absl::string_view text, std::vector<Literal> arguments, Counts*
   if (counts != nullptr) {
     counts->native = (*executable)->native_instruction_count();
     counts->fallback = (*executable)->fallback_instruction_count();
+    counts->streaming = (*executable)->stats().streaming_kernels;
   }
   for (uint64_t trial = 0; trial < 2; ++trial) {
     std::vector<Literal> inputs =

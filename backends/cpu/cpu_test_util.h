@@ -47,6 +47,7 @@ CpuCompileOptions LibmMath();
 struct Counts {
   int64_t native = 0;
   int64_t fallback = 0;
+  int64_t streaming = 0;  // kernels writing with non-temporal stores
 };
 
 // Compiles `text` for the CPU and checks it against the evaluator on

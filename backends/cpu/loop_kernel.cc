@@ -120,23 +120,17 @@ absl::StatusOr<int64_t> EmitUpdateInPlace(const HloInstruction& update_slice,
 // million elements on this 2-core Zen 5).
 constexpr int kLongChainInterleave = 4;
 
+// Whether `computation` computes, in its own float type, a function whose
+// polynomial (polynomial_math.h) is a long chain: not sqrt or rsqrt, one
+// instruction and a division.
 bool HasPolynomialMathOp(const HloComputation& computation) {
   for (const HloInstruction* hlo : computation.instructions()) {
-    switch (hlo->opcode()) {
-      case HloOpcode::kExp:
-      case HloOpcode::kExpm1:
-      case HloOpcode::kLog:
-      case HloOpcode::kLog1p:
-      case HloOpcode::kLogistic:
-      case HloOpcode::kTanh:
-      case HloOpcode::kErf:
-      case HloOpcode::kSin:
-      case HloOpcode::kCos:
-      case HloOpcode::kPower:
-      case HloOpcode::kCbrt:
-        return true;
-      default:
-        break;
+    const std::optional<llvm_ir::MathFunction> function = llvm_ir::MathFunctionOf(hlo->opcode());
+    const PrimitiveType type = hlo->shape().element_type();
+    if (function.has_value() && *function != llvm_ir::MathFunction::kSqrt &&
+        *function != llvm_ir::MathFunction::kRsqrt && IsFloatingPointType(type) &&
+        llvm_ir::HasPolynomialMath(*function, /*is_f64=*/type == F64)) {
+      return true;
     }
   }
   return false;
@@ -145,8 +139,7 @@ bool HasPolynomialMathOp(const HloComputation& computation) {
 // Whether an elementwise kernel writing `shape` should stream its stores:
 // a result at least the threshold's size, of an element type whose values
 // are stored as they are (not PRED's bytes) and whose size divides 64.
-bool StreamsResult(const Shape& shape, const LoopKernelOptions& options,
-                   llvm::LLVMContext& context) {
+bool StreamsResult(const Shape& shape, const LoopKernelOptions& options) {
   const int64_t threshold =
       options.streaming_store_bytes.value_or(llvm_ir::StreamingStoreThresholdBytes());
   const PrimitiveType type = shape.element_type();
@@ -460,7 +453,7 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
     // loop (a row of more than one dimension's worth of elements).
     const bool streaming = !column_plan.has_value() &&
                            (!row_plan.has_value() || row_plan->rows < rank) &&
-                           StreamsResult(shape, options, context);
+                           StreamsResult(shape, options);
     const bool long_chains = options.polynomial_math && HasPolynomialMathOp(computation);
     if (streaming) {
       llvm_ir::RequestStreamingStores(body);

@@ -6,6 +6,8 @@
 // and Literal::Convert); the comments name the evaluator function copied.
 #include "backends/llvm_ir/elemental_ir_emitter.h"
 
+#include <optional>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +36,35 @@ absl::Status UnsupportedType(const HloInstruction& hlo, PrimitiveType type) {
 }
 
 }  // namespace
+
+std::optional<MathFunction> MathFunctionOf(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kSqrt: return MathFunction::kSqrt;
+    case HloOpcode::kRsqrt: return MathFunction::kRsqrt;
+    case HloOpcode::kCbrt: return MathFunction::kCbrt;
+    case HloOpcode::kExp: return MathFunction::kExp;
+    case HloOpcode::kExpm1: return MathFunction::kExpm1;
+    case HloOpcode::kLog: return MathFunction::kLog;
+    case HloOpcode::kLog1p: return MathFunction::kLog1p;
+    case HloOpcode::kLogistic: return MathFunction::kLogistic;
+    case HloOpcode::kTanh: return MathFunction::kTanh;
+    case HloOpcode::kSin: return MathFunction::kSin;
+    case HloOpcode::kCos: return MathFunction::kCos;
+    case HloOpcode::kTan: return MathFunction::kTan;
+    case HloOpcode::kErf: return MathFunction::kErf;
+    case HloOpcode::kAcos: return MathFunction::kAcos;
+    case HloOpcode::kAsin: return MathFunction::kAsin;
+    case HloOpcode::kAtan: return MathFunction::kAtan;
+    case HloOpcode::kAcosh: return MathFunction::kAcosh;
+    case HloOpcode::kAsinh: return MathFunction::kAsinh;
+    case HloOpcode::kAtanh: return MathFunction::kAtanh;
+    case HloOpcode::kCosh: return MathFunction::kCosh;
+    case HloOpcode::kSinh: return MathFunction::kSinh;
+    case HloOpcode::kPower: return MathFunction::kPow;
+    case HloOpcode::kAtan2: return MathFunction::kAtan2;
+    default: return std::nullopt;
+  }
+}
 
 absl::string_view MathFunctionName(MathFunction function) {
   switch (function) {
@@ -297,6 +328,10 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitFloatOp(
   };
   llvm::Value* result = nullptr;
   if (operands.size() == 1) {
+    if (std::optional<MathFunction> function = MathFunctionOf(hlo.opcode())) {
+      TS_ASSIGN_OR_RETURN(result, math(*function, {x}));
+      return FromCompute(result, type);
+    }
     absl::StatusOr<llvm::Value*> computed;
     switch (hlo.opcode()) {
       case HloOpcode::kAbs: computed = unary_intrinsic(llvm::Intrinsic::fabs); break;
@@ -325,27 +360,6 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitFloatOp(
       case HloOpcode::kRoundNearestEven:
         computed = unary_intrinsic(llvm::Intrinsic::roundeven);
         break;
-      case HloOpcode::kSqrt: computed = math(MathFunction::kSqrt, {x}); break;
-      case HloOpcode::kRsqrt: computed = math(MathFunction::kRsqrt, {x}); break;
-      case HloOpcode::kCbrt: computed = math(MathFunction::kCbrt, {x}); break;
-      case HloOpcode::kExp: computed = math(MathFunction::kExp, {x}); break;
-      case HloOpcode::kExpm1: computed = math(MathFunction::kExpm1, {x}); break;
-      case HloOpcode::kLog: computed = math(MathFunction::kLog, {x}); break;
-      case HloOpcode::kLog1p: computed = math(MathFunction::kLog1p, {x}); break;
-      case HloOpcode::kLogistic: computed = math(MathFunction::kLogistic, {x}); break;
-      case HloOpcode::kTanh: computed = math(MathFunction::kTanh, {x}); break;
-      case HloOpcode::kSin: computed = math(MathFunction::kSin, {x}); break;
-      case HloOpcode::kCos: computed = math(MathFunction::kCos, {x}); break;
-      case HloOpcode::kTan: computed = math(MathFunction::kTan, {x}); break;
-      case HloOpcode::kErf: computed = math(MathFunction::kErf, {x}); break;
-      case HloOpcode::kAcos: computed = math(MathFunction::kAcos, {x}); break;
-      case HloOpcode::kAsin: computed = math(MathFunction::kAsin, {x}); break;
-      case HloOpcode::kAtan: computed = math(MathFunction::kAtan, {x}); break;
-      case HloOpcode::kAcosh: computed = math(MathFunction::kAcosh, {x}); break;
-      case HloOpcode::kAsinh: computed = math(MathFunction::kAsinh, {x}); break;
-      case HloOpcode::kAtanh: computed = math(MathFunction::kAtanh, {x}); break;
-      case HloOpcode::kCosh: computed = math(MathFunction::kCosh, {x}); break;
-      case HloOpcode::kSinh: computed = math(MathFunction::kSinh, {x}); break;
       default: return UnsupportedType(hlo, type);
     }
     TS_ASSIGN_OR_RETURN(result, std::move(computed));

@@ -29,6 +29,7 @@
 #define TESSERA_BACKENDS_LLVM_IR_ELEMENTAL_IR_EMITTER_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
@@ -48,6 +49,9 @@ enum class MathFunction {
   kHypot, kLog, kLog1p, kLogistic, kPow, kRsqrt, kSin, kSinh, kSqrt, kTan, kTanh,
 };
 absl::string_view MathFunctionName(MathFunction function);  // "exp", "atan2", ...
+// The function a float op computes (exponential -> kExp, power -> kPow,
+// atan2 -> kAtan2, ...); nullopt for ops that are not such a function.
+std::optional<MathFunction> MathFunctionOf(HloOpcode opcode);
 
 using GeneratorMap = absl::flat_hash_map<const HloInstruction*, ElementGenerator>;
 

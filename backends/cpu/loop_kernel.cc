@@ -46,6 +46,26 @@ std::unique_ptr<llvm_ir::ElementalIrEmitter> MakeEmitter(bool polynomial_math,
   return std::make_unique<llvm_ir::ElementalIrEmitter>(module, b);
 }
 
+llvm::Function* CreateKernelEntry(llvm::Module* module, absl::string_view name) {
+  llvm::LLVMContext& context = module->getContext();
+  llvm::Type* pointer = llvm::PointerType::get(context, 0);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(context);
+  llvm::Function* entry = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(context), {pointer, i64, i64},
+                              /*isVarArg=*/false),
+      llvm::GlobalValue::ExternalLinkage, ToStringRef(name), module);
+  entry->setDoesNotThrow();
+  llvm::BasicBlock::Create(context, "entry", entry);
+  return entry;
+}
+
+llvm::Value* LoadKernelBuffer(llvm::Function* entry, int64_t i, llvm::IRBuilder<>* b,
+                              absl::string_view name) {
+  llvm::Type* pointer = llvm::PointerType::get(entry->getContext(), 0);
+  return b->CreateLoad(pointer, b->CreateConstInBoundsGEP1_64(pointer, entry->getArg(0), i),
+                       ToStringRef(name));
+}
+
 void LoopKernelCompiler::AddPending(llvm_ir::ModuleWithContext&& module, std::string name,
                                     LoopKernel* kernel) {
   AddPending(std::move(module), std::move(name), kernel->function_);
@@ -510,17 +530,13 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   b.CreateRetVoid();
 
   // The entry: void name(ptr buffers, i64 begin, i64 end).
-  llvm::Function* entry = llvm::Function::Create(
-      llvm::FunctionType::get(b.getVoidTy(), {pointer, i64, i64}, /*isVarArg=*/false),
-      llvm::GlobalValue::ExternalLinkage, ToStringRef(name), module.module.get());
-  entry->setDoesNotThrow();
+  llvm::Function* entry = CreateKernelEntry(module.module.get(), name);
   // The body is inlined into the entry, which is what the pass sees.
   if (llvm_ir::StreamingStoresRequested(*body)) llvm_ir::RequestStreamingStores(entry);
-  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", entry));
+  b.SetInsertPoint(&entry->getEntryBlock());
   std::vector<llvm::Value*> call_arguments;
   for (int64_t i = 0; i < buffer_count; ++i) {
-    llvm::Value* slot = b.CreateConstInBoundsGEP1_64(pointer, entry->getArg(0), i);
-    call_arguments.push_back(b.CreateLoad(pointer, slot, ToStringRef(absl::StrCat("buffer", i))));
+    call_arguments.push_back(LoadKernelBuffer(entry, i, &b, absl::StrCat("buffer", i)));
   }
   for (int64_t i = 0; i + 1 < buffer_count; ++i) {
     if (i < static_cast<int64_t>(options.same_as_result.size()) && options.same_as_result[i]) {

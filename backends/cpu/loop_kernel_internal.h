@@ -115,6 +115,13 @@ absl::Status EmitColumnTiles(const ColumnPlan& plan, llvm::Value* start, llvm::V
                              const llvm_ir::ElementGenerator& root, const llvm_ir::IrArray& result,
                              llvm_ir::ElementalIrEmitter* emitter, llvm::IRBuilder<>* b);
 
+// The entry of a partitioned kernel, `void name(ptr buffers, i64 begin,
+// i64 end)`, added to `module` with its (empty) "entry" block.
+llvm::Function* CreateKernelEntry(llvm::Module* module, absl::string_view name);
+// Buffer `i` of an entry's table of buffer pointers (its first argument).
+llvm::Value* LoadKernelBuffer(llvm::Function* entry, int64_t i, llvm::IRBuilder<>* b,
+                              absl::string_view name = "");
+
 // The elemental emitter kernels use: polynomial transcendentals or the C
 // library's.
 std::unique_ptr<llvm_ir::ElementalIrEmitter> MakeEmitter(bool polynomial_math,

@@ -111,18 +111,11 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::CompileScatter(
   llvm_ir::ModuleWithContext module = llvm_ir::CreateModule(*jit_, name);
   llvm::LLVMContext& context = *module.context;
   llvm::IRBuilder<> b(context);
-  llvm::Type* pointer = llvm::PointerType::get(context, 0);
   llvm::Type* i64 = b.getInt64Ty();
-  llvm::Function* function = llvm::Function::Create(
-      llvm::FunctionType::get(b.getVoidTy(), {pointer, i64, i64}, /*isVarArg=*/false),
-      llvm::GlobalValue::ExternalLinkage, llvm_ir::ToStringRef(name), module.module.get());
-  function->setDoesNotThrow();
-  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function));
+  llvm::Function* function = CreateKernelEntry(module.module.get(), name);
+  b.SetInsertPoint(&function->getEntryBlock());
   std::vector<llvm::Value*> buffers;
-  for (int64_t i = 0; i < 4; ++i) {
-    buffers.push_back(
-        b.CreateLoad(pointer, b.CreateConstInBoundsGEP1_64(pointer, function->getArg(0), i)));
-  }
+  for (int64_t i = 0; i < 4; ++i) buffers.push_back(LoadKernelBuffer(function, i, &b));
   const IrArray operand(buffers[0], operand_shape);
   const IrArray indices(buffers[1], indices_shape);
   const IrArray updates(buffers[2], updates_shape);

@@ -79,17 +79,10 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::CompileVariadicR
   llvm_ir::ModuleWithContext module = llvm_ir::CreateModule(*jit_, name);
   llvm::LLVMContext& context = *module.context;
   llvm::IRBuilder<> b(context);
-  llvm::Type* pointer = llvm::PointerType::get(context, 0);
   llvm::Type* i64 = b.getInt64Ty();
-  llvm::Function* function = llvm::Function::Create(
-      llvm::FunctionType::get(b.getVoidTy(), {pointer, i64, i64}, /*isVarArg=*/false),
-      llvm::GlobalValue::ExternalLinkage, llvm_ir::ToStringRef(name), module.module.get());
-  function->setDoesNotThrow();
-  llvm::BasicBlock* entry = llvm::BasicBlock::Create(context, "entry", function);
-  b.SetInsertPoint(entry);
-  auto buffer = [&](int64_t i) {
-    return b.CreateLoad(pointer, b.CreateConstInBoundsGEP1_64(pointer, function->getArg(0), i));
-  };
+  llvm::Function* function = CreateKernelEntry(module.module.get(), name);
+  b.SetInsertPoint(&function->getEntryBlock());
+  auto buffer = [&](int64_t i) { return LoadKernelBuffer(function, i, &b); };
   std::vector<IrArray> input_arrays, init_arrays, result_arrays;
   for (int64_t i = 0; i < n; ++i) {
     input_arrays.emplace_back(buffer(i), inputs[i]);

@@ -3,9 +3,7 @@
 // bytes.  Whatever the server answers, it must answer (no crash, no hang
 // past the deadline), and afterwards still compute correct results.
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
-#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
@@ -13,11 +11,11 @@
 #include "client/remote_client.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/generic_stub.h"
-#include "grpcpp/support/byte_buffer.h"
 #include "gtest/gtest.h"
 #include "hlo/parser/hlo_parser.h"
 #include "hlo/proto/hlo_proto_export.h"
 #include "hlo/proto/literal_proto.h"
+#include "service/service_test_util.h"
 #include "service/tessera_server.h"
 
 namespace tessera {
@@ -39,28 +37,6 @@ ENTRY e {
   ROOT r = f32[8] reduce(t, zero), dimensions={1}, to_apply=add
 })";
 
-// A unary call with raw request bytes; the status.
-grpc::Status RawCall(grpc::GenericStub& stub, const std::string& method, const std::string& bytes) {
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-  grpc::Slice slice(bytes);
-  grpc::ByteBuffer request(&slice, 1);
-  grpc::ByteBuffer response;
-  std::mutex mutex;
-  std::condition_variable signal;
-  bool done = false;
-  grpc::Status status;
-  stub.UnaryCall(&context, method, grpc::StubOptions(), &request, &response,
-                 [&](grpc::Status s) {
-                   std::lock_guard<std::mutex> lock(mutex);
-                   status = s;
-                   done = true;
-                   signal.notify_one();
-                 });
-  std::unique_lock<std::mutex> lock(mutex);
-  signal.wait(lock, [&] { return done; });
-  return status;
-}
 
 std::string Mutate(const std::string& original, std::mt19937_64& random) {
   std::string bytes = original;
@@ -118,8 +94,10 @@ TEST(ServiceFuzzTest, MutatedRequestsAreAnsweredAndHarmNothing) {
   for (int i = 0; i < kRequests; ++i) {
     const bool compile_call = i % 2 == 0;
     grpc::Status status =
-        RawCall(stub, compile_call ? "/tessera.CompileService/Compile" : "/tessera.CompileService/Execute",
-                Mutate(compile_call ? compile_bytes : execute_bytes, random));
+        service_test::RawUnaryCall(
+            stub, compile_call ? "/tessera.CompileService/Compile" : "/tessera.CompileService/Execute",
+            Mutate(compile_call ? compile_bytes : execute_bytes, random))
+            .first;
     ASSERT_NE(status.error_code(), grpc::StatusCode::UNAVAILABLE) << "the server went away";
     ASSERT_NE(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << "request " << i;
     (status.ok() ? ok : rejected)++;

@@ -29,6 +29,7 @@
 #include "hlo/ir/random_literal.h"
 #include "hlo/parser/hlo_parser.h"
 #include "hlo/proto/literal_proto.h"
+#include "service/service_test_util.h"
 #include "service/tessera_server.h"
 
 extern char** environ;
@@ -103,26 +104,10 @@ ENTRY e {
 };
 
 // A loop slow enough to be caught mid-flight (on the evaluator).
-constexpr char kSlow[] = R"(HloModule slow
-cond {
-  s = (s32[], f32[256]) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  n = s32[] constant(20000)
-  ROOT lt = pred[] compare(i, n), direction=LT
+const std::string& SlowModule() {
+  static const std::string* text = new std::string(service_test::SineLoopModule(20000, 256));
+  return *text;
 }
-body {
-  s = (s32[], f32[256]) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  x = f32[256] get-tuple-element(s), index=1
-  one = s32[] constant(1)
-  ROOT t = (s32[], f32[256]) tuple(add(i, one), sine(x))
-}
-ENTRY e {
-  x = f32[256] parameter(0)
-  zero = s32[] constant(0)
-  w = (s32[], f32[256]) while(tuple(zero, x)), condition=cond, body=body
-  ROOT r = f32[256] get-tuple-element(w), index=1
-})";
 
 struct Case {
   std::unique_ptr<HloModule> module;
@@ -245,7 +230,7 @@ TEST(ServiceLoadTest, SixteenClientsTwoThousandCallsAllCorrect) {
 TEST(ServiceFaultTest, CancelledTimedOutAndKilledClientsLeaveOthersServed) {
   const std::vector<Case> cases = MakeCases();
   std::unique_ptr<TesseraServer> server = StartServer();
-  std::unique_ptr<HloModule> slow = Parse(kSlow);
+  std::unique_ptr<HloModule> slow = Parse(SlowModule());
   std::vector<Literal> slow_arguments = {Literal(Shape::MakeArray(F32, {256}))};
   CompileOptions interpreter;
   interpreter.backend = "interpreter";
@@ -296,7 +281,7 @@ TEST(ServiceFaultTest, CancelledTimedOutAndKilledClientsLeaveOthersServed) {
   {
     FILE* file = std::fopen(slow_path.c_str(), "w");
     ASSERT_NE(file, nullptr);
-    std::fputs(kSlow, file);
+    std::fputs(SlowModule().c_str(), file);
     std::fclose(file);
   }
   const std::string server_flag = "--server=" + server->address();

@@ -11,18 +11,19 @@
 #include "gmock/gmock.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
-#include "grpcpp/generic/generic_stub.h"
-#include "grpcpp/support/byte_buffer.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/hlo_evaluator.h"
 #include "hlo/parser/hlo_parser.h"
 #include "hlo/proto/hlo_proto_export.h"
 #include "hlo/proto/literal_proto.h"
+#include "service/service_test_util.h"
 #include "service/tessera_server.h"
 
 namespace tessera {
 namespace service {
 namespace {
+
+using service_test::RawUnaryCall;
 
 using ::testing::HasSubstr;
 
@@ -51,38 +52,6 @@ xla::LiteralProto LiteralProtoOf(const Literal& literal) { return *LiteralToProt
 std::vector<Literal> AxpyInputs() {
   return {Literal::CreateR0<float>(2), Literal::CreateR1<float>({1, 2, 3, 4}),
           Literal::CreateR1<float>({10, 20, 30, 40})};
-}
-
-// A unary call of `method` with raw request bytes (no generated stub):
-// the status and the response bytes.
-std::pair<grpc::Status, std::string> RawUnaryCall(const std::string& address,
-                                                  const std::string& method,
-                                                  const std::string& request_bytes) {
-  grpc::GenericStub generic(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-  grpc::Slice slice(request_bytes);
-  grpc::ByteBuffer request(&slice, 1);
-  grpc::ByteBuffer response;
-  std::mutex mutex;
-  std::condition_variable signal;
-  bool done = false;
-  grpc::Status status;
-  generic.UnaryCall(&context, method, grpc::StubOptions(), &request, &response,
-                    [&](grpc::Status s) {
-                      std::lock_guard<std::mutex> lock(mutex);
-                      status = s;
-                      done = true;
-                      signal.notify_one();
-                    });
-  std::unique_lock<std::mutex> lock(mutex);
-  signal.wait(lock, [&] { return done; });
-  std::string bytes;
-  std::vector<grpc::Slice> slices;
-  if (status.ok() && response.Dump(&slices).ok()) {
-    for (const grpc::Slice& piece : slices) bytes += std::string(piece.begin(), piece.end());
-  }
-  return {status, bytes};
 }
 
 class ServiceTest : public ::testing::Test {
@@ -540,26 +509,7 @@ ENTRY e {
 // A loop that would run for minutes: the deadline stops it between
 // iterations, its slot comes back, and the server keeps serving.
 TEST_F(ServiceTest, DeadlinesStopEndlessRuns) {
-  std::unique_ptr<HloModule> endless = Parse(R"(HloModule endless
-cond {
-  s = (s32[], f32[64]) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  n = s32[] constant(2147483647)
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-body {
-  s = (s32[], f32[64]) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  x = f32[64] get-tuple-element(s), index=1
-  one = s32[] constant(1)
-  ROOT t = (s32[], f32[64]) tuple(add(i, one), sine(x))
-}
-ENTRY e {
-  x = f32[64] parameter(0)
-  zero = s32[] constant(0)
-  w = (s32[], f32[64]) while(tuple(zero, x)), condition=cond, body=body
-  ROOT r = f32[64] get-tuple-element(w), index=1
-})");
+  std::unique_ptr<HloModule> endless = Parse(service_test::SineLoopModule(2147483647, 64));
   RemoteClientOptions short_deadline;
   short_deadline.timeout = std::chrono::milliseconds(300);
   std::unique_ptr<RemoteClient> impatient = *RemoteClient::Connect(server_->address(), short_deadline);

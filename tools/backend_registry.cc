@@ -10,6 +10,26 @@ namespace tessera {
 
 std::vector<std::string> BackendNames() { return {"cpu", "interpreter"}; }
 
+const std::vector<FlagSpec>& BackendOptionFlags() {
+  static const auto* flags = new std::vector<FlagSpec>{
+      {"cache_dir", true, false,
+       "cpu: keep each kernel's LLVM object code in DIR, so that a "
+       "repeated compile of the same module skips LLVM"},
+      {"dump_llvm_dir", true, false,
+       "cpu: write the LLVM IR of each compiled module (a "
+       "kernel, or one thread's share of them) before (NAME.ll) "
+       "and after (NAME.opt.ll) optimization to DIR"},
+  };
+  return *flags;
+}
+
+BackendOptions BackendOptionsFromFlags(const CommandLine& cl) {
+  BackendOptions options;
+  options.cache_dir = cl.Get("cache_dir");
+  options.dump_llvm_dir = cl.Get("dump_llvm_dir");
+  return options;
+}
+
 absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForBackend(
     absl::string_view backend, std::unique_ptr<HloModule> module,
     const BackendOptions& options) {

@@ -10,6 +10,7 @@
 #include "absl/strings/string_view.h"
 #include "backends/common/hlo_executable.h"
 #include "hlo/ir/hlo_module.h"
+#include "tools/command_line.h"
 
 namespace tessera {
 
@@ -26,6 +27,11 @@ struct BackendOptions {
   // cache; off: always compile.
   bool use_cache = true;
 };
+
+// The flags of BackendOptions (--cache_dir, --dump_llvm_dir), for the
+// commands that compile, and the options they give.
+const std::vector<FlagSpec>& BackendOptionFlags();
+BackendOptions BackendOptionsFromFlags(const CommandLine& cl);
 
 // Compiles `module` (verified) for `backend`; InvalidArgument naming the
 // known backends for an unknown one.

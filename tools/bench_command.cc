@@ -18,30 +18,27 @@ namespace tessera {
 namespace {
 
 const std::vector<FlagSpec>& BenchFlags() {
-  static const auto* flags = new std::vector<FlagSpec>{
-      {"backend", true, false, "what to run on: interpreter (default) or cpu"},
-      {"cache_dir", true, false,
-       "cpu: keep each kernel's LLVM object code in DIR, so that a "
-       "repeated compile of the same module skips LLVM"},
-      {"dump_llvm_dir", true, false,
-       "cpu: write the LLVM IR of each compiled module (a "
-       "kernel, or one thread's share of them) before (NAME.ll) "
-       "and after (NAME.opt.ll) optimization to DIR"},
-      {"input", true, true,
-       "an argument as a .npy file; repeat in parameter order "
-       "(default: seeded random arguments)"},
-      {"seed", true, false, "seed for random arguments (default 0)"},
-      {"warmup", true, false, "untimed runs first (default 3)"},
-      {"iters", true, false, "timed runs (default 20)"},
-      {"format", true, false, "text (default) or json"},
-      {"compile_iters", true, false,
-       "compile this many more times, bypassing the in-memory "
-       "cache, and report the fastest (a warm process's compile "
-       "time; default 0)"},
-      {"profile", false, false,
-       "after the timed runs, time each thunk over --iters more runs "
-       "and print them, slowest first (text format)"},
-  };
+  static const std::vector<FlagSpec>* flags = [] {
+    auto* list = new std::vector<FlagSpec>{
+        {"backend", true, false, "what to run on: interpreter (default) or cpu"},
+        {"input", true, true,
+         "an argument as a .npy file; repeat in parameter order "
+         "(default: seeded random arguments)"},
+        {"seed", true, false, "seed for random arguments (default 0)"},
+        {"warmup", true, false, "untimed runs first (default 3)"},
+        {"iters", true, false, "timed runs (default 20)"},
+        {"format", true, false, "text (default) or json"},
+        {"compile_iters", true, false,
+         "compile this many more times, bypassing the in-memory "
+         "cache, and report the fastest (a warm process's compile "
+         "time; default 0)"},
+        {"profile", false, false,
+         "after the timed runs, time each thunk over --iters more runs "
+         "and print them, slowest first (text format)"},
+    };
+    list->insert(list->end(), BackendOptionFlags().begin(), BackendOptionFlags().end());
+    return list;
+  }();
   return *flags;
 }
 
@@ -98,17 +95,15 @@ absl::Status RunBenchCommand(const std::vector<std::string>& args, std::ostream&
 
   const std::string backend = cl.Get("backend", "interpreter");
   const Clock::time_point compile_start = Clock::now();
-  TS_ASSIGN_OR_RETURN(
-      std::unique_ptr<HloExecutable> executable,
-      CompileForBackend(backend, std::move(module),
-                        BackendOptions{cl.Get("cache_dir"), cl.Get("dump_llvm_dir")}));
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<HloExecutable> executable,
+                      CompileForBackend(backend, std::move(module), BackendOptionsFromFlags(cl)));
   const double compile_ms = MillisecondsSince(compile_start);
   TS_ASSIGN_OR_RETURN(int64_t compile_iters, cl.GetInt("compile_iters", 0));
   if (compile_iters < 0) return absl::InvalidArgumentError("tessera bench: need --compile_iters >= 0");
   double warm_compile_ms = -1;
   for (int64_t i = 0; i < compile_iters; ++i) {
     TS_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> again, LoadModule(path));
-    BackendOptions uncached{cl.Get("cache_dir")};
+    BackendOptions uncached = BackendOptionsFromFlags(cl);
     uncached.use_cache = false;
     const Clock::time_point start = Clock::now();
     TS_RETURN_IF_ERROR(CompileForBackend(backend, std::move(again), uncached).status());

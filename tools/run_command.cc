@@ -22,34 +22,32 @@ namespace tessera {
 namespace {
 
 const std::vector<FlagSpec>& RunFlags() {
-  static const auto* flags = new std::vector<FlagSpec>{
-      {"backend", true, false,
-       "where to run: interpreter (the reference evaluator, default) "
-       "or cpu (LLVM-compiled kernels; ops without one yet run on "
-       "the evaluator)"},
-      {"cache_dir", true, false,
-       "cpu: keep each kernel's LLVM object code in DIR, so that a "
-       "repeated compile of the same module skips LLVM"},
-      {"dump_llvm_dir", true, false,
-       "cpu: write the LLVM IR of each compiled module (a "
-       "kernel, or one thread's share of them) before (NAME.ll) "
-       "and after (NAME.opt.ll) optimization to DIR"},
-      {"input", true, true, "an argument as a .npy file; repeat in parameter order"},
-      {"random_inputs", false, false, "use seeded random arguments (the default with no --input)"},
-      {"seed", true, false, "seed for --random_inputs (default 0)"},
-      {"output_dir", true, false, "write output_<i>.npy for every leaf of the result"},
-      {"print", false, false, "print the results (the default without --output_dir)"},
-      {"compare_with", true, false,
-       "also run on this backend and report the largest absolute "
-       "and relative error per output"},
-      {"tolerance", true, false,
-       "with --compare_with: fail when an element differs by more "
-       "than T * (1 + |reference|) (default 1e-5; integers exactly)"},
-      {"server", true, false,
-       "run on a Tessera server (`tessera serve`) at HOST:PORT instead "
-       "of in this process (--backend, if given, is the server's)"},
-      {"auth_token_file", true, false, "with --server: send the token in this file"},
-  };
+  static const std::vector<FlagSpec>* flags = [] {
+    auto* list = new std::vector<FlagSpec>{
+        {"backend", true, false,
+         "where to run: interpreter (the reference evaluator, default) "
+         "or cpu (LLVM-compiled kernels; ops without one yet run on "
+         "the evaluator)"},
+        {"input", true, true, "an argument as a .npy file; repeat in parameter order"},
+        {"random_inputs", false, false,
+         "use seeded random arguments (the default with no --input)"},
+        {"seed", true, false, "seed for --random_inputs (default 0)"},
+        {"output_dir", true, false, "write output_<i>.npy for every leaf of the result"},
+        {"print", false, false, "print the results (the default without --output_dir)"},
+        {"compare_with", true, false,
+         "also run on this backend and report the largest absolute "
+         "and relative error per output"},
+        {"tolerance", true, false,
+         "with --compare_with: fail when an element differs by more "
+         "than T * (1 + |reference|) (default 1e-5; integers exactly)"},
+        {"server", true, false,
+         "run on a Tessera server (`tessera serve`) at HOST:PORT instead "
+         "of in this process (--backend, if given, is the server's)"},
+        {"auth_token_file", true, false, "with --server: send the token in this file"},
+    };
+    list->insert(list->end(), BackendOptionFlags().begin(), BackendOptionFlags().end());
+    return list;
+  }();
   return *flags;
 }
 
@@ -250,10 +248,8 @@ absl::Status RunRunCommand(const std::vector<std::string>& args, std::ostream& o
   if (cl.Has("server")) {
     TS_ASSIGN_OR_RETURN(result, RunOnServer(cl, *module, arguments));
   } else {
-    TS_ASSIGN_OR_RETURN(
-        std::unique_ptr<HloExecutable> executable,
-        CompileForBackend(backend, std::move(module),
-                          BackendOptions{cl.Get("cache_dir"), cl.Get("dump_llvm_dir")}));
+    TS_ASSIGN_OR_RETURN(std::unique_ptr<HloExecutable> executable,
+                        CompileForBackend(backend, std::move(module), BackendOptionsFromFlags(cl)));
     TS_ASSIGN_OR_RETURN(result, executable->RunLiterals(arguments));
   }
   std::vector<const Literal*> leaves = result.Leaves();

@@ -1,5 +1,8 @@
 #include "tools/backend_registry.h"
 
+#include <filesystem>
+#include <system_error>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/cpu/cpu_compiler.h"
@@ -43,6 +46,18 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForBackend(
     cpu_options.jit.cache_dir = options.cache_dir;
     cpu_options.jit.dump_dir = options.dump_llvm_dir;
     cpu_options.use_cache = options.use_cache;
+    if (!options.dump_llvm_dir.empty()) {
+      // The JIT ignores a dump it cannot write; the user asked for it.
+      std::error_code error;
+      std::filesystem::create_directories(options.dump_llvm_dir, error);
+      if (error || !std::filesystem::is_directory(options.dump_llvm_dir)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("cannot create --dump_llvm_dir ", options.dump_llvm_dir, ": ",
+                         error ? error.message() : "not a directory"));
+      }
+      // A program found in the in-memory cache would skip LLVM: no dump.
+      cpu_options.use_cache = false;
+    }
     return cpu::CompileForCpuExecutable(std::move(module), cpu_options);
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown backend '", backend, "' (available: ",

@@ -112,6 +112,13 @@ TEST(BenchCommandTest, DumpLlvmDirKeepsEachKernelsIr) {
   EXPECT_THAT(after, HasSubstr(" x float>"));
 }
 
+TEST(BenchCommandTest, DumpLlvmDirThatCannotBeMadeIsAnError) {
+  const std::string blocker = WriteTemp("not_a_dir", "x");
+  absl::Status status = Bench({WriteTemp("e.hlo", kModule), "--backend=cpu", "--iters=1",
+                               "--dump_llvm_dir=" + blocker + "/sub"});
+  EXPECT_THAT(status.message(), HasSubstr("cannot create --dump_llvm_dir"));
+}
+
 TEST(BenchCommandTest, Errors) {
   const std::string path = WriteTemp("c.hlo", kModule);
   EXPECT_THAT(Bench({path, "--format=xml"}).message(), HasSubstr("--format must be"));

@@ -109,8 +109,6 @@ TEST(StreamingStoresTest, LeavesOtherTargetsAlone) {
   EXPECT_EQ(fences, 0);
 }
 
-TEST(StreamingStoresTest, ThresholdIsPositive) { EXPECT_GT(StreamingStoreThresholdBytes(), 0); }
-
 }  // namespace
 }  // namespace llvm_ir
 }  // namespace tessera

@@ -163,11 +163,11 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
           absl::StrCat("the result overlaps operand ", k, " where the kernel cannot update it in place"));
     }
   }
+  const int64_t partitions = WorkPartitions(instruction->shape(), instruction);
   TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
                       executable_.kernel_compiler_->Compile(
-                          *computation, KernelOptions(operands, result)));
+                          *computation, KernelOptions(operands, result, partitions)));
   if (kernel->streaming_stores()) ++executable_.stats_.streaming_kernels;
-  const int64_t partitions = WorkPartitions(instruction->shape(), instruction);
   return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
       instruction->name(), std::move(kernel), std::move(operands), result, partitions));
 }

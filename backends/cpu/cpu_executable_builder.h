@@ -91,9 +91,13 @@ class CpuExecutableBuilder {
                                                      std::string reason);
   // Noalias for every buffer whose memory no other buffer of the call
   // (only the result is written) shares; the polynomial math option.
+  // `partitions`: how many thread-pool blocks the kernel's thunk splits its
+  // work into (1: one call over the whole range); 0 where the caller runs
+  // the kernel over ranges of its own (a GEMM's epilogue per block).
   LoopKernelOptions KernelOptions(const std::vector<BufferSlice>& operands,
-                                  const BufferSlice& result) const {
+                                  const BufferSlice& result, int64_t partitions = 0) const {
     LoopKernelOptions kernel_options;
+    kernel_options.whole_range = partitions == 1;
     kernel_options.polynomial_math = options_.polynomial_math;
     kernel_options.reorder_float_reductions = options_.reorder_float_reductions;
     kernel_options.streaming_store_bytes = options_.streaming_store_bytes;

@@ -399,12 +399,13 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
         !ElementwiseOnlyUse(epilogue->parameter_instruction(fused.num_parameters()))) {
       return absl::UnimplementedError("the epilogue reads the dot other than elementwise");
     }
+    const int64_t partitions = Partitions(outputs[i]->shape());
     TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
                         executable_.kernel_compiler_->Compile(
-                            *epilogue, KernelOptions(kernel_operands, results[i])));
+                            *epilogue, KernelOptions(kernel_operands, results[i], partitions)));
     steps.push_back(std::make_unique<KernelThunk>(
         absl::StrCat(fusion->name(), ".epilogue", outputs.size() > 1 ? absl::StrCat(i) : ""),
-        std::move(kernel), kernel_operands, results[i], Partitions(outputs[i]->shape())));
+        std::move(kernel), kernel_operands, results[i], partitions));
   }
   if (steps.size() == 1) return std::move(steps.front());
   return std::unique_ptr<CpuThunk>(
@@ -469,13 +470,13 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryMultiOutputKe
     // The fusion's operands, then the results of the outputs run before.
     std::vector<BufferSlice> kernel_operands = operands;
     for (int64_t j = 0; j < position; ++j) kernel_operands.push_back(results[order[j]]);
+    const int64_t partitions = WorkPartitions(fusion->shape().tuple_shapes(i), fusion);
     TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
                         executable_.kernel_compiler_->Compile(
-                            *parts[i], KernelOptions(kernel_operands, results[i])));
-    kernels.push_back(std::make_unique<KernelThunk>(
-        absl::StrCat(fusion->name(), "{", i, "}"), std::move(kernel),
-        std::move(kernel_operands), results[i],
-        WorkPartitions(fusion->shape().tuple_shapes(i), fusion)));
+                            *parts[i], KernelOptions(kernel_operands, results[i], partitions)));
+    kernels.push_back(std::make_unique<KernelThunk>(absl::StrCat(fusion->name(), "{", i, "}"),
+                                                    std::move(kernel), std::move(kernel_operands),
+                                                    results[i], partitions));
   }
   return std::unique_ptr<CpuThunk>(
       std::make_unique<SequenceThunk>(fusion->name(), std::move(kernels)));

@@ -589,6 +589,75 @@ ENTRY main {
   CheckModule(text, {}, &counts, split);
 }
 
+// Kernels the runtime calls once over their whole range are compiled with
+// constant loop bounds, and column tiles fold their tails under a mask:
+// elementwise, row (softmax) and column (sum over rows) kernels and a
+// multi-output fusion, at sizes around the vector width and the 64-wide
+// column tile, whole and split over threads, bit for bit (LibmMath).
+TEST(CpuOpsTest, WholeRangeAndMaskedTailKernelsMatchTheEvaluator) {
+  CpuCompileOptions whole = LibmMath();
+  whole.parallel_min_elements = int64_t{1} << 40;
+  CpuCompileOptions split = LibmMath();
+  split.parallel_min_elements = 0;
+  const std::string reducers = R"(
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+)";
+  const std::string softmax = R"(
+ENTRY e {
+  x = f32[ROWS,COLS] parameter(0)
+  zero = f32[] constant(0)
+  low = f32[] constant(-inf)
+  row_max = f32[ROWS] reduce(x, low), dimensions={1}, to_apply=max
+  max_b = f32[ROWS,COLS] broadcast(row_max), dimensions={0}
+  shifted = f32[ROWS,COLS] subtract(x, max_b)
+  e = f32[ROWS,COLS] exponential(shifted)
+  row_sum = f32[ROWS] reduce(e, zero), dimensions={1}, to_apply=add
+  sum_b = f32[ROWS,COLS] broadcast(row_sum), dimensions={0}
+  ROOT softmax = f32[ROWS,COLS] divide(e, sum_b)
+}
+)";
+  const std::string column_sums = R"(
+ENTRY e {
+  y = f32[ROWS,COLS] parameter(0)
+  zero = f32[] constant(0)
+  column_sum = f32[COLS] reduce(y, zero), dimensions={0}, to_apply=add
+  scaled = f32[COLS] multiply(column_sum, column_sum)
+  ROOT t = (f32[COLS], f32[COLS]) tuple(scaled, column_sum)
+}
+)";
+  const std::string product = R"(
+ENTRY e {
+  x = f32[ROWS,COLS] parameter(0)
+  y = f32[ROWS,COLS] parameter(1)
+  ROOT product = f32[ROWS,COLS] multiply(x, y)
+}
+)";
+  for (const std::string& rows : {"3", "17"}) {
+    for (const std::string& columns : {"1", "7", "63", "65", "1025"}) {
+      for (const std::string* entry : {&softmax, &column_sums, &product}) {
+        const std::string text =
+            absl::StrReplaceAll(absl::StrCat("HloModule whole_range\n", reducers, *entry),
+                                {{"ROWS", rows}, {"COLS", columns}});
+        SCOPED_TRACE(text);
+        Counts counts;
+        CheckModule(text, {}, &counts, whole);
+        EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, whole);
+        CheckModule(text, {}, &counts, split);
+      }
+    }
+  }
+}
+
 // Results written with non-temporal stores (forced at every size here):
 // the aligned part, the head peeled before it (split over threads, chunks
 // start anywhere), odd sizes, every element width, a column-major result.

@@ -465,6 +465,10 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
     const std::vector<int64_t> minor_to_major = llvm_ir::MinorToMajor(shape);
     const int64_t rank = shape.rank();
     kernel->work_size_ = shape.dimensions(minor_to_major[rank - 1]);
+    if (options.whole_range) {
+      begin = llvm::ConstantInt::get(i64, 0);
+      end = llvm::ConstantInt::get(i64, kernel->work_size_);
+    }
     std::vector<llvm::Value*> multi_index(rank, nullptr);
     std::vector<llvm_ir::ForLoop> loops;
     llvm::Value* linear = llvm::ConstantInt::get(i64, 0);

@@ -72,6 +72,12 @@ struct LoopKernelOptions {
   // non-temporal stores (llvm_ir/streaming_stores.h); unset: the host's
   // threshold, StreamingStoreThresholdBytes().
   std::optional<int64_t> streaming_store_bytes;
+  // The runtime always calls the kernel once over its whole work range
+  // [0, work_size()) (it is not split over threads).  Its loops then get
+  // constant bounds, so LLVM knows every trip count: no vector epilogue or
+  // scalar remainder where the vector width divides it, and less code to
+  // optimize and generate for the small kernels this applies to.
+  bool whole_range = false;
 };
 
 class LoopKernel {

@@ -199,6 +199,7 @@ absl::Status EmitColumnTiles(const ColumnPlan& plan, llvm::Value* start, llvm::V
   {
     llvm_ir::ForLoop fill = llvm_ir::ForLoop::Emit("fill", constant(0), width, b);
     b->CreateStore(init_value, slot(fill.induction_variable()));
+    fill.FoldTailByMasking();
     fill.Finish(b);
   }
   // The operand's index: kept dimensions from the result's, reduced ones
@@ -227,6 +228,7 @@ absl::Status EmitColumnTiles(const ColumnPlan& plan, llvm::Value* start, llvm::V
     TS_ASSIGN_OR_RETURN(llvm::Value * next,
                         EmitReducer(*reduce->to_apply(), accumulator, x, emitter, b));
     b->CreateStore(next, slot(j));
+    lane.FoldTailByMasking();
     lane.Finish(b);
   }
   for (auto it = reduce_loops.rbegin(); it != reduce_loops.rend(); ++it) it->Finish(b);
@@ -238,6 +240,7 @@ absl::Status EmitColumnTiles(const ColumnPlan& plan, llvm::Value* start, llvm::V
     const IrIndex index(multi_index, shape, i64, at);
     TS_ASSIGN_OR_RETURN(llvm::Value * value, root(index));
     TS_RETURN_IF_ERROR(result.EmitWrite(index, value, b));
+    lane.FoldTailByMasking();
     lane.Finish(b);
   }
   tile.Finish(b);

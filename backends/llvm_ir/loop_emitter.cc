@@ -249,6 +249,17 @@ void ForLoop::SetVectorWidth(int width) { AddIntegerHint("llvm.loop.vectorize.wi
 
 void ForLoop::SetInterleaveCount(int count) { AddIntegerHint("llvm.loop.interleave.count", count); }
 
+void ForLoop::FoldTailByMasking() {
+  llvm::LLVMContext& context = latch_->getContext();
+  auto flag = [&](const char* name) {
+    AddLoopHint(llvm::MDNode::get(
+        context, {llvm::MDString::get(context, name),
+                  llvm::ConstantAsMetadata::get(llvm::ConstantInt::getTrue(context))}));
+  };
+  flag("llvm.loop.vectorize.enable");
+  flag("llvm.loop.vectorize.predicate.enable");
+}
+
 void ForLoop::Finish(llvm::IRBuilder<>* b) {
   b->CreateBr(latch_);
   b->SetInsertPoint(exit_);

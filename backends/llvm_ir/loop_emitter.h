@@ -134,6 +134,12 @@ class ForLoop {
   void SetInterleaveCount(int count);
   // The vector width (in elements) the vectorizer should use.
   void SetVectorWidth(int width);
+  // Asks the vectorizer to run the last, partial vector iteration under a
+  // mask instead of adding an epilogue vector loop and a scalar remainder:
+  // for a loop of at most a few vectors' worth of iterations, whose trip
+  // count is not known when compiled, this is one loop instead of three
+  // (less code to optimize and generate, and no scalar tail at run time).
+  void FoldTailByMasking();
   // Moves the builder past the loop: the body is closed with the latch.
   void Finish(llvm::IRBuilder<>* b);
 

@@ -10,6 +10,7 @@
 
 #include "backends/llvm_ir/llvm_jit.h"
 #include "backends/llvm_ir/llvm_jit_internal.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
@@ -162,6 +163,41 @@ TEST(LoopEmitterTest, LoopHintsFormOneLoopId) {
   EXPECT_EQ(names,
             (std::vector<std::string>{"llvm.loop.vectorize.width", "llvm.loop.interleave.count",
                                       "llvm.loop.vectorize.enable", "llvm.loop.unroll.disable"}));
+}
+
+// A loop whose tail is folded by masking becomes one masked vector loop at
+// O3 (no vector epilogue, no scalar remainder) and still writes exactly
+// its n elements, for trip counts around the vector width.
+TEST(LoopEmitterTest, FoldedTailRunsUnderAMask) {
+  absl::StatusOr<std::unique_ptr<LlvmJit>> jit = LlvmJit::Create(JitOptions{.opt_level = 3});
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  (*jit)->set_keep_optimized_ir(true);
+  ModuleWithContext module = CreateModule(**jit, "masked");
+  llvm::IRBuilder<> b(*module.context);
+  llvm::Function* function = llvm::Function::Create(
+      llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getInt64Ty()}, false),
+      llvm::GlobalValue::ExternalLinkage, "f", module.module.get());
+  function->addParamAttr(0, llvm::Attribute::NoAlias);
+  b.SetInsertPoint(llvm::BasicBlock::Create(*module.context, "entry", function));
+  ForLoop loop = ForLoop::Emit("i", b.getInt64(0), function->getArg(1), &b);
+  llvm::Value* i = loop.induction_variable();
+  b.CreateStore(b.CreateAdd(b.CreateMul(i, b.getInt64(3)), b.getInt64(1)),
+                b.CreateInBoundsGEP(b.getInt64Ty(), function->getArg(0), {i}));
+  loop.FoldTailByMasking();
+  loop.Finish(&b);
+  b.CreateRetVoid();
+  ASSERT_TRUE(AddModule(**jit, std::move(module)).ok());
+  const std::string& ir = (*jit)->last_optimized_ir();
+  EXPECT_THAT(ir, testing::HasSubstr("llvm.masked.store"));
+  EXPECT_THAT(ir, testing::Not(testing::HasSubstr("vec.epilog")));
+  auto f = (*jit)->LookupFunction<void(int64_t*, int64_t)>("f");
+  ASSERT_TRUE(f.ok()) << f.status();
+  for (int64_t n : {0, 1, 7, 8, 9, 31, 32, 33, 63, 64, 65}) {
+    std::vector<int64_t> out(n + 1, -5);
+    (*f)(out.data(), n);
+    for (int64_t k = 0; k < n; ++k) ASSERT_EQ(out[k], 3 * k + 1) << "n=" << n << " k=" << k;
+    EXPECT_EQ(out[n], -5) << "n=" << n << ": written past the end";
+  }
 }
 
 TEST(LoopEmitterTest, TiledLayoutsAreUnimplemented) {

@@ -78,11 +78,15 @@ class MathBuilder {
   // exact; expm1(r) by Taylor to r^7 (f32: truncation < 2^-30) or r^13
   // (f64: < 2^-57).
   void Reduce(llvm::Value* x, llvm::Value** n, llvm::Value** r) {
+    *n = Rint(Mul(x, C(1.4426950408889634)));
+    *r = ReduceBy(x, *n);
+  }
+  // x - n*ln2 for an integer n (as a float) near x / ln2.
+  llvm::Value* ReduceBy(llvm::Value* x, llvm::Value* n) {
     const double ln2_hi = is_f64_ ? 6.93147180369123816490e-01 : 6.93145751953125e-01;
     const double ln2_lo = is_f64_ ? 1.90821492927058770002e-10 : 1.42860682030941723212e-06;
-    *n = Rint(Mul(x, C(1.4426950408889634)));
-    llvm::Value* nn = b_->CreateFNeg(*n);
-    *r = Fma(nn, C(ln2_lo), Fma(nn, C(ln2_hi), x));
+    llvm::Value* nn = b_->CreateFNeg(n);
+    return Fma(nn, C(ln2_lo), Fma(nn, C(ln2_hi), x));
   }
   llvm::Value* Expm1Kernel(llvm::Value* r) {
     llvm::Value* p =
@@ -95,16 +99,23 @@ class MathBuilder {
   llvm::Value* Exp(llvm::Value* x) {
     // Beyond these, exp is inf or 0 (and n stays small enough for Pow2).
     llvm::Value* xc = ClampLow(ClampHigh(x, is_f64_ ? 710.0 : 89.0), is_f64_ ? -746.0 : -104.0);
-    llvm::Value *n, *r;
-    Reduce(xc, &n, &r);
+    // n = round(x / ln2) by the 1.5 * 2^p shifter (p the mantissa width):
+    // t's low mantissa bits hold n, so the integer n is t's bits minus the
+    // shifter's, with no rounding instruction and no float-to-int
+    // conversion (whose NaN case LLVM leaves undefined).  A NaN x stays
+    // NaN through t, n, r and the polynomial, so no select is needed for it.
+    const double shifter = is_f64_ ? 6755399441055744.0 : 12582912.0;
+    const int64_t shifter_bits = is_f64_ ? 0x4338000000000000 : 0x4B400000;
+    llvm::Value* t = Fma(xc, C(1.4426950408889634), C(shifter));
+    llvm::Value* n = Sub(t, C(shifter));
+    llvm::Value* r = ReduceBy(xc, n);
     llvm::Value* p = Add(Expm1Kernel(r), C(1.0));
     // 2^n in two halves, so that denormal results round once and n = 128
     // (f32) or 1024 (f64) still overflows correctly.
-    llvm::Value* ni = ToInt(Sel(IsNan(n), C(0.0), n));
+    llvm::Value* ni = b_->CreateSub(Bits(t), I(shifter_bits));
     llvm::Value* n1 = b_->CreateAShr(ni, I(1));
     llvm::Value* n2 = b_->CreateSub(ni, n1);
-    llvm::Value* result = Mul(Mul(p, Pow2(n1)), Pow2(n2));
-    return Sel(IsNan(x), x, result);
+    return Mul(Mul(p, Pow2(n1)), Pow2(n2));
   }
   llvm::Value* Expm1(llvm::Value* x) {
     // Below the low clamp expm1 rounds to -1.
@@ -202,9 +213,7 @@ class MathBuilder {
     // float-to-int conversion (whose NaN case LLVM leaves undefined).
     const double shifter = 12582912.0;  // 1.5 * 2^23
     llvm::Value* t = Fma(y, C(1.4426950408889634), C(shifter));
-    llvm::Value* n = Sub(t, C(shifter));
-    llvm::Value* nn = b_->CreateFNeg(n);
-    llvm::Value* r = Fma(nn, C(1.42860682030941723212e-06), Fma(nn, C(6.93145751953125e-01), y));
+    llvm::Value* r = ReduceBy(y, Sub(t, C(shifter)));
     const int64_t shifter_bits = 0x4B400000;  // the bits of 1.5 * 2^23
     llvm::Value* s = FromBits(
         b_->CreateAdd(b_->CreateShl(Bits(t), I(23)), I((127 - shifter_bits) * (int64_t{1} << 23))));

@@ -110,12 +110,16 @@ class MathBuilder {
     llvm::Value* n = Sub(t, C(shifter));
     llvm::Value* r = ReduceBy(xc, n);
     llvm::Value* p = Add(Expm1Kernel(r), C(1.0));
-    // 2^n in two halves, so that denormal results round once and n = 128
-    // (f32) or 1024 (f64) still overflows correctly.
-    llvm::Value* ni = b_->CreateSub(Bits(t), I(shifter_bits));
-    llvm::Value* n1 = b_->CreateAShr(ni, I(1));
-    llvm::Value* n2 = b_->CreateSub(ni, n1);
-    return Mul(Mul(p, Pow2(n1)), Pow2(n2));
+    // 2^n in two halves, 2^n1 * 2^n2 with n1 = n >> 1 and n2 = n - n1, so
+    // that denormal results round once and n = 128 (f32) or 1024 (f64)
+    // still overflows correctly.  Their biased exponents straight from t's
+    // bits: u = n + 2*bias, n1 + bias = u >> 1, n2 + bias = u - (u >> 1).
+    const int mantissa = is_f64_ ? 52 : 23, bias = is_f64_ ? 1023 : 127;
+    llvm::Value* u = b_->CreateSub(Bits(t), I(shifter_bits - 2 * bias));
+    llvm::Value* e1 = b_->CreateAShr(u, I(1));
+    llvm::Value* e2 = b_->CreateSub(u, e1);
+    return Mul(Mul(p, FromBits(b_->CreateShl(e1, I(mantissa)))),
+               FromBits(b_->CreateShl(e2, I(mantissa))));
   }
   llvm::Value* Expm1(llvm::Value* x) {
     // Below the low clamp expm1 rounds to -1.

@@ -3,7 +3,6 @@
 // modules.  Results must match bit for bit (NaNs match NaNs): the native
 // kernels are exact for elementwise ops, the fallback is the evaluator.
 #include "backends/cpu/cpu_compiler.h"
-#include "backends/cpu/cpu_test_util.h"
 
 #include <cmath>
 #include <complex>
@@ -20,15 +19,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "backends/cpu/cpu_test_util.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/hlo_evaluator.h"
 #include "hlo/ir/npy.h"
 #include "hlo/ir/random_literal.h"
 #include "hlo/parser/hlo_parser.h"
 #include "hlo/parser/hlo_printer.h"
-#include "runtime/thread_pool.h"
 #include "hlo/testing/random_control_flow_module.h"
 #include "hlo/testing/random_module.h"
+#include "runtime/thread_pool.h"
 
 namespace tessera {
 namespace cpu {
@@ -53,6 +54,42 @@ ENTRY main {
               {}, &counts);
   EXPECT_GT(counts.native, 0);
   EXPECT_EQ(counts.fallback, 0);
+}
+
+// Structurally identical kernels (here three dot epilogues) are compiled
+// once and share their code; one that differs (a constant) gets its own.
+TEST(CpuCompilerTest, IdenticalKernelsShareTheirCode) {
+  constexpr char kChain[] = R"(
+HloModule chain
+ENTRY main {
+  x = f32[64,64] parameter(0)
+  w = f32[64,64] parameter(1)
+  d1 = f32[64,64] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t1 = f32[64,64] tanh(d1)
+  d2 = f32[64,64] dot(t1, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t2 = f32[64,64] tanh(d2)
+  d3 = f32[64,64] dot(t2, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  c = f32[] constant(LAST)
+  cb = f32[64,64] broadcast(c), dimensions={}
+  s = f32[64,64] multiply(d3, cb)
+  ROOT t3 = f32[64,64] tanh(s)
+}
+)";
+  // The first two epilogues are tanh(d); the last is tanh(d * c).  With
+  // c = 1 the simplifier removes the multiply and all three are the same.
+  for (const auto& [last, reused] :
+       std::vector<std::pair<std::string, int>>{{"1", 2}, {"0.5", 1}}) {
+    SCOPED_TRACE(last);
+    const std::string text = absl::StrReplaceAll(kChain, {{"LAST", last}});
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+        CompileForCpu(*std::move(module), CpuCompileOptions{});
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    EXPECT_EQ((*executable)->stats().reused_kernels, reused);
+    EXPECT_EQ((*executable)->stats().fallback_instructions, 0);
+    CheckModule(text);
+  }
 }
 
 // Every kernel split over the thread pool (threshold 0), on sizes that are

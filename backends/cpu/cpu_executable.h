@@ -356,6 +356,9 @@ struct CpuExecutableStats {
   // from the on-disk object cache (JitOptions::cache_dir) instead.
   int64_t llvm_modules = 0;
   int64_t llvm_cache_hits = 0;
+  // Kernels that share the code of an earlier, structurally identical one
+  // (LoopKernelCompiler::reused_kernels).
+  int64_t reused_kernels = 0;
 };
 
 class CpuExecutable {

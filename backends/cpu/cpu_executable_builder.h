@@ -57,6 +57,7 @@ class CpuExecutableBuilder {
     const llvm_ir::JitStats jit = executable->kernel_compiler_->jit_stats();
     executable->stats_.llvm_modules = jit.modules;
     executable->stats_.llvm_cache_hits = jit.cache_hits;
+    executable->stats_.reused_kernels = executable->kernel_compiler_->reused_kernels();
     return executable;
   }
   static void SetCompileTime(CpuExecutable* executable, double ms) {

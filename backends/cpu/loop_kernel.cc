@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "backends/cpu/loop_kernel_internal.h"
 #include "backends/llvm_ir/elemental_ir_emitter.h"
 #include "backends/llvm_ir/kernel_support.h"
@@ -17,6 +18,7 @@
 #include "backends/llvm_ir/polynomial_math.h"
 #include "backends/llvm_ir/streaming_stores.h"
 #include "hlo/ir/status_macros.h"
+#include "hlo/parser/hlo_structural_text.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
@@ -257,6 +259,18 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   if (root == nullptr) return absl::InvalidArgumentError("computation has no root");
   for (const HloInstruction* hlo : computation.MakeInstructionPostOrder()) {
     TS_RETURN_IF_ERROR(CheckKernelArrayShape(*hlo));
+  }
+  // The same computation with the same options: the same code.
+  std::string key = StructuralText(computation);
+  absl::StrAppend(&key, "polynomial_math=", options.polynomial_math,
+                  " reorder_float_reductions=", options.reorder_float_reductions,
+                  " noalias=", absl::StrJoin(options.noalias, ","),
+                  " same_as_result=", absl::StrJoin(options.same_as_result, ","),
+                  " streaming_store_bytes=", options.streaming_store_bytes.value_or(-1),
+                  " whole_range=", options.whole_range);
+  if (auto it = compiled_.find(key); it != compiled_.end()) {
+    ++reused_kernels_;
+    return std::unique_ptr<LoopKernel>(new LoopKernel(*it->second));
   }
   const std::string name = absl::StrCat("loop_kernel_", next_kernel_++);
   const int64_t buffer_count = computation.num_parameters() + 1;
@@ -553,6 +567,7 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   b.CreateRetVoid();
 
   AddPending(std::move(module), name, kernel.get());
+  compiled_.emplace(std::move(key), std::shared_ptr<const LoopKernel>(new LoopKernel(*kernel)));
   return kernel;
 }
 

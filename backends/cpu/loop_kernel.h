@@ -39,8 +39,10 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "backends/llvm_ir/llvm_jit.h"
 #include "hlo/ir/hlo_computation.h"
@@ -157,6 +159,10 @@ class LoopKernelCompiler {
       const HloInstruction& reduce, const LoopKernelOptions& options);
 
   llvm_ir::JitStats jit_stats() const { return jit_->stats(); }
+  // How many Compile calls returned an earlier kernel's code: a computation
+  // with the same structural text (hlo_structural_text.h) and options
+  // compiles once.
+  int64_t reused_kernels() const { return reused_kernels_; }
 
  private:
   explicit LoopKernelCompiler(std::shared_ptr<llvm_ir::LlvmJit> jit) : jit_(std::move(jit)) {}
@@ -168,6 +174,11 @@ class LoopKernelCompiler {
   void AddPending(llvm_ir::ModuleWithContext&& module, std::string name,
                   std::shared_ptr<void*> address);
   std::vector<std::shared_ptr<Pending>> pending_;
+  // Compiled kernels by structural text and options: their code (a
+  // computation repeated in a module, such as one transpose per attention
+  // head input, is optimized and generated once).
+  absl::flat_hash_map<std::string, std::shared_ptr<const LoopKernel>> compiled_;
+  int64_t reused_kernels_ = 0;
 };
 
 }  // namespace cpu

@@ -33,6 +33,7 @@
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Linker/Linker.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
@@ -331,70 +332,94 @@ absl::Status AddObject(LlvmJit::Impl& impl, std::unique_ptr<llvm::MemoryBuffer> 
   return absl::OkStatus();
 }
 
-// The instructions of `module`'s function bodies: its size for balancing.
-int64_t InstructionCount(const llvm::Module& module) {
-  int64_t count = 0;
-  for (const llvm::Function& function : module) count += function.getInstructionCount();
-  return count;
+// What compiling `module` costs LLVM, in instructions: its function
+// bodies' instructions plus a fixed share per function (the optimizer's
+// and code generator's per-function work: a 48-instruction kernel took 4
+// ms, a 256-instruction one 14 ms).
+int64_t CompileCost(const llvm::Module& module) {
+  constexpr int64_t kPerFunction = 100;
+  int64_t cost = 0;
+  for (const llvm::Function& function : module) {
+    if (function.isDeclaration()) continue;
+    cost += kPerFunction + function.getInstructionCount();
+  }
+  return cost;
 }
 
-// `modules` linked into `groups` modules, each in a fresh context (a
-// module crosses contexts as bitcode), members spread largest first onto
-// the group with the fewest instructions so far.
-absl::StatusOr<std::vector<ModuleWithContext>> LinkIntoGroups(
-    std::vector<ModuleWithContext> modules, size_t groups) {
+// `modules` (by index) spread over at most `groups` groups: largest first,
+// each onto the group with the least cost so far.
+std::vector<std::vector<size_t>> PlanGroups(const std::vector<ModuleWithContext>& modules,
+                                            size_t groups) {
   std::vector<size_t> order(modules.size());
-  std::vector<int64_t> sizes(modules.size());
+  std::vector<int64_t> costs(modules.size());
   for (size_t i = 0; i < modules.size(); ++i) {
     order[i] = i;
-    sizes[i] = InstructionCount(*modules[i].module);
+    costs[i] = CompileCost(*modules[i].module);
   }
   std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return sizes[a] > sizes[b]; });
-  std::vector<ModuleWithContext> linked(groups);
-  std::vector<int64_t> load(groups, 0);
+                   [&](size_t a, size_t b) { return costs[a] > costs[b]; });
+  std::vector<std::vector<size_t>> plan(std::min(groups, modules.size()));
+  std::vector<int64_t> load(plan.size(), 0);
+  for (size_t i : order) {
+    const size_t g = std::min_element(load.begin(), load.end()) - load.begin();
+    load[g] += costs[i];
+    plan[g].push_back(i);
+  }
+  return plan;
+}
+
+// Whether `buffer` parses as an object file (a cache entry to trust).
+bool IsObjectFile(const llvm::MemoryBuffer& buffer) {
+  llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> object =
+      llvm::object::ObjectFile::createObjectFile(buffer.getMemBufferRef());
+  if (object) return true;
+  llvm::consumeError(object.takeError());
+  return false;
+}
+
+// `members` linked into one module in a fresh context (a module crosses
+// contexts as bitcode); each member is released once linked.
+absl::StatusOr<ModuleWithContext> LinkGroup(std::vector<ModuleWithContext*> members) {
+  if (members.size() == 1) return std::move(*members[0]);
+  ModuleWithContext linked;
+  linked.context = std::make_unique<llvm::LLVMContext>();
   // The linker reports through its context's diagnostic handler, whose
   // default exits the process on an error: keep the message instead.
   std::string link_error;
-  auto keep_errors = [](const llvm::DiagnosticInfo* info, void* context) {
-    if (info->getSeverity() != llvm::DS_Error) return;
-    std::string text;
-    llvm::raw_string_ostream stream(text);
-    llvm::DiagnosticPrinterRawOStream printer(stream);
-    info->print(printer);
-    *static_cast<std::string*>(context) = stream.str();
-  };
-  for (size_t g = 0; g < groups; ++g) {
-    linked[g].context = std::make_unique<llvm::LLVMContext>();
-    linked[g].context->setDiagnosticHandlerCallBack(keep_errors, &link_error);
-    linked[g].module = std::make_unique<llvm::Module>(
-        absl::StrCat(std::string(modules[order[0]].module->getName()), ".group", g),
-        *linked[g].context);
-    linked[g].module->setTargetTriple(modules[order[0]].module->getTargetTriple());
-    linked[g].module->setDataLayout(modules[order[0]].module->getDataLayout());
-  }
-  for (size_t i : order) {
-    const size_t g = std::min_element(load.begin(), load.end()) - load.begin();
-    load[g] += sizes[i];
+  linked.context->setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo* info, void* context) {
+        if (info->getSeverity() != llvm::DS_Error) return;
+        std::string text;
+        llvm::raw_string_ostream stream(text);
+        llvm::DiagnosticPrinterRawOStream printer(stream);
+        info->print(printer);
+        *static_cast<std::string*>(context) = stream.str();
+      },
+      &link_error);
+  const llvm::Module& first = *members[0]->module;
+  linked.module = std::make_unique<llvm::Module>(
+      absl::StrCat(std::string(first.getName()), ".group"), *linked.context);
+  linked.module->setTargetTriple(first.getTargetTriple());
+  linked.module->setDataLayout(first.getDataLayout());
+  for (ModuleWithContext* member : members) {
+    const std::string name(member->module->getName());
     llvm::SmallVector<char, 0> bitcode;
     llvm::raw_svector_ostream stream(bitcode);
-    llvm::WriteBitcodeToFile(*modules[i].module, stream);
-    llvm::Expected<std::unique_ptr<llvm::Module>> member = llvm::parseBitcodeFile(
+    llvm::WriteBitcodeToFile(*member->module, stream);
+    llvm::Expected<std::unique_ptr<llvm::Module>> copy = llvm::parseBitcodeFile(
         llvm::MemoryBufferRef(llvm::StringRef(bitcode.data(), bitcode.size()), "member"),
-        *linked[g].context);
-    if (!member) {
-      return absl::InternalError(absl::StrCat("cannot move LLVM module '",
-                                              std::string(modules[i].module->getName()),
-                                              "': ", ErrorString(member.takeError())));
+        *linked.context);
+    if (!copy) {
+      return absl::InternalError(absl::StrCat("cannot move LLVM module '", name,
+                                              "': ", ErrorString(copy.takeError())));
     }
-    if (llvm::Linker::linkModules(*linked[g].module, std::move(*member))) {
-      return absl::InternalError(absl::StrCat("cannot link LLVM module '",
-                                              std::string(modules[i].module->getName()),
-                                              "' into a group: ", link_error));
+    if (llvm::Linker::linkModules(*linked.module, std::move(*copy))) {
+      return absl::InternalError(
+          absl::StrCat("cannot link LLVM module '", name, "' into a group: ", link_error));
     }
     // Done with the member: its module before its context.
-    modules[i].module.reset();
-    modules[i].context.reset();
+    member->module.reset();
+    member->context.reset();
   }
   return linked;
 }
@@ -416,86 +441,91 @@ absl::Status AddModules(LlvmJit& jit, std::vector<ModuleWithContext> modules, in
   // of the MLP step and the transformer block 10-12% faster).
   const size_t compile_threads = static_cast<size_t>(
       std::max(1, threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency())));
-  // Each module is verified (and given the target) on its own, so that an
-  // error names its kernel.
-  for (ModuleWithContext& module : modules) {
-    if (absl::Status status = PrepareModule(impl, *module.module); !status.ok()) return status;
-  }
-  if (modules.size() > compile_threads) {
-    absl::StatusOr<std::vector<ModuleWithContext>> grouped =
-        LinkIntoGroups(std::move(modules), compile_threads);
-    if (!grouped.ok()) return grouped.status();
-    modules = *std::move(grouped);
-  }
-  // Take what the object cache has, on this thread.
+  const std::vector<std::vector<size_t>> plan = PlanGroups(modules, compile_threads);
+  // Per group, on its own thread (each module and group has its own
+  // context): verify the members (so that an error names the kernel), link
+  // them, take the object cache's copy or optimize and generate code.
+  struct GroupResult {
+    std::unique_ptr<llvm::MemoryBuffer> object;
+    std::string cache_path;
+    bool cache_hit = false;
+    absl::Status status;
+  };
+  std::vector<GroupResult> results(plan.size());
   const bool cached = !impl.options.cache_dir.empty();
-  std::vector<ModuleWithContext*> pending;
-  std::vector<std::string> cache_paths;
-  for (ModuleWithContext& module : modules) {
-    ++impl.stats.modules;
-    std::string path;
-    if (cached) {
-      path = ObjectCachePath(impl, *module.module);
-      llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> object =
-          llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-      if (object) {
-        llvm::Error error = impl.jit->addObjectFile(std::move(*object));
-        if (!error) {
-          ++impl.stats.cache_hits;
-          continue;
-        }
-        llvm::consumeError(std::move(error));
-      }
-    }
-    pending.push_back(&module);
-    cache_paths.push_back(std::move(path));
-  }
-  // Optimize and generate code in parallel: each thread has its own target
-  // machine; each module its own context.
-  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects(pending.size());
-  std::vector<std::string> errors(pending.size());
   std::atomic<size_t> next{0};
   auto work = [&] {
-    llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
-        impl.machine_builder->createTargetMachine();
-    if (!machine) {
-      const std::string error = ErrorString(machine.takeError());
-      for (size_t i = next.fetch_add(1); i < pending.size(); i = next.fetch_add(1)) {
-        errors[i] = error;
+    std::unique_ptr<llvm::TargetMachine> machine;
+    for (size_t g = next.fetch_add(1); g < plan.size(); g = next.fetch_add(1)) {
+      GroupResult& result = results[g];
+      std::vector<ModuleWithContext*> members;
+      for (size_t i : plan[g]) {
+        result.status = PrepareModule(impl, *modules[i].module);
+        if (!result.status.ok()) break;
+        members.push_back(&modules[i]);
       }
-      return;
-    }
-    for (size_t i = next.fetch_add(1); i < pending.size(); i = next.fetch_add(1)) {
-      llvm::Module& m = *pending[i]->module;
-      Optimize(impl, m, machine->get());
-      llvm::orc::SimpleCompiler compiler(**machine);
+      if (!result.status.ok()) continue;
+      absl::StatusOr<ModuleWithContext> group = LinkGroup(std::move(members));
+      if (!group.ok()) {
+        result.status = group.status();
+        continue;
+      }
+      llvm::Module& m = *group->module;
+      if (cached) {
+        result.cache_path = ObjectCachePath(impl, m);
+        llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> object = llvm::MemoryBuffer::getFile(
+            result.cache_path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+        // A damaged entry (not an object file) is compiled again and
+        // overwritten.
+        if (object && IsObjectFile(**object)) {
+          result.object = std::move(*object);
+          result.cache_hit = true;
+          continue;
+        }
+      }
+      if (machine == nullptr) {
+        llvm::Expected<std::unique_ptr<llvm::TargetMachine>> created =
+            impl.machine_builder->createTargetMachine();
+        if (!created) {
+          result.status = absl::InternalError(
+              absl::StrCat("cannot create a target machine: ", ErrorString(created.takeError())));
+          continue;
+        }
+        machine = std::move(*created);
+      }
+      Optimize(impl, m, machine.get());
+      llvm::orc::SimpleCompiler compiler(*machine);
       llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> object = compiler(m);
       if (!object) {
-        errors[i] = ErrorString(object.takeError());
+        result.status = absl::InternalError(absl::StrCat(
+            "cannot compile LLVM module '", std::string(m.getName()), "': ",
+            ErrorString(object.takeError())));
       } else {
-        objects[i] = std::move(*object);
+        result.object = std::move(*object);
       }
     }
   };
-  const int workers = static_cast<int>(std::min<size_t>(
-      pending.size(), static_cast<size_t>(std::max(
-                          1, threads > 0 ? threads
-                                         : static_cast<int>(std::thread::hardware_concurrency())))));
   std::vector<std::thread> pool;
-  for (int t = 1; t < workers; ++t) pool.emplace_back(work);
+  for (size_t t = 1; t < plan.size(); ++t) pool.emplace_back(work);
   work();
   for (std::thread& thread : pool) thread.join();
-  for (size_t i = 0; i < pending.size(); ++i) {
-    if (objects[i] == nullptr) {
-      return absl::InternalError(absl::StrCat("cannot compile LLVM module '",
-                                              std::string(pending[i]->module->getName()),
-                                              "': ", errors[i]));
+  for (GroupResult& result : results) {
+    if (!result.status.ok()) return result.status;
+  }
+  for (GroupResult& result : results) {
+    ++impl.stats.modules;
+    if (result.cache_hit) {
+      if (absl::Status status = AddObject(impl, std::move(result.object)); !status.ok()) {
+        return status;
+      }
+      ++impl.stats.cache_hits;
+      continue;
     }
     if (cached && !llvm::sys::fs::create_directories(impl.options.cache_dir) &&
-        WriteCacheFile(cache_paths[i], *objects[i])) {
+        WriteCacheFile(result.cache_path, *result.object)) {
       ++impl.stats.cache_writes;
     }
-    if (absl::Status status = AddObject(impl, std::move(objects[i])); !status.ok()) {
+    if (absl::Status status = AddObject(impl, std::move(result.object)); !status.ok()) {
       return status;
     }
   }

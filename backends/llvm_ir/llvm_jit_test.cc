@@ -139,6 +139,60 @@ TEST(LlvmJitTest, AddModulesLinksIntoOnePerThread) {
   EXPECT_FALSE(AddModules(**jit, std::move(clashing), /*threads=*/2).ok());
 }
 
+// AddModules with the object cache: groups are linked, compiled and written
+// on the compile threads; a second JIT loads every group; damaged entries
+// are compiled again; an invalid module is an error naming it.
+TEST(LlvmJitTest, AddModulesUsesTheObjectCache) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::filesystem::path dir =
+      std::filesystem::path(tmp != nullptr ? tmp : "/tmp") / "llvm_jit_add_modules_cache";
+  std::filesystem::remove_all(dir);
+  JitOptions options;
+  options.cache_dir = dir.string();
+  auto run = [&]() -> JitStats {
+    auto jit = LlvmJit::Create(options);
+    EXPECT_TRUE(jit.ok()) << jit.status();
+    std::vector<ModuleWithContext> modules;
+    for (int k = 0; k < 5; ++k) {
+      modules.push_back(ParseModule(absl::StrCat("define i32 @times", k,
+                                                 "(i32 %x) {\n  %y = mul i32 %x, ", k,
+                                                 "\n  ret i32 %y\n}\n")));
+    }
+    EXPECT_TRUE(AddModules(**jit, std::move(modules), /*threads=*/2).ok());
+    for (int k = 0; k < 5; ++k) {
+      auto times = (*jit)->LookupFunction<int(int)>(absl::StrCat("times", k));
+      EXPECT_TRUE(times.ok()) << times.status();
+      if (times.ok()) EXPECT_EQ((*times)(7), 7 * k);
+    }
+    return (*jit)->stats();
+  };
+  const JitStats first = run();
+  EXPECT_EQ(first.modules, 2);
+  EXPECT_EQ(first.cache_hits, 0);
+  EXPECT_EQ(first.cache_writes, 2);
+  EXPECT_EQ(run().cache_hits, 2);
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ofstream(entry.path(), std::ios::trunc) << "not an object file";
+  }
+  const JitStats damaged = run();
+  EXPECT_EQ(damaged.cache_hits, 0);
+  EXPECT_EQ(damaged.cache_writes, 2);
+  EXPECT_EQ(run().cache_hits, 2);
+
+  auto jit = LlvmJit::Create();
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  std::vector<ModuleWithContext> modules;
+  for (int k = 0; k < 3; ++k) {
+    modules.push_back(ParseModule(absl::StrCat("define i32 @f", k, "() {\n  ret i32 0\n}\n")));
+  }
+  // Made invalid after parsing: a block without a terminator.
+  modules[1].module->setModuleIdentifier("broken_kernel");
+  modules[1].module->getFunction("f1")->getEntryBlock().getTerminator()->eraseFromParent();
+  absl::Status status = AddModules(**jit, std::move(modules), /*threads=*/2);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("broken_kernel"), absl::string_view::npos) << status;
+}
+
 TEST(LlvmJitTest, BadIrIsAnError) {
   auto jit = LlvmJit::Create();
   ASSERT_TRUE(jit.ok());

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/cpu/eigen_dot_kernels.h"
+#include "backends/cpu/onednn_gemm.h"
 #include "hlo/ir/float16.h"
 #include "hlo/ir/hlo_instruction.h"
 #include "hlo/ir/hlo_opcode.h"
@@ -34,9 +35,11 @@ bool KernelsSupported() {
 
 namespace {
 std::atomic<bool> use_reference_kernels{false};
+std::atomic<bool> use_eigen_f32_kernels{false};
 }  // namespace
 
 void SetUseReferenceKernelsForTesting(bool use) { use_reference_kernels.store(use); }
+void SetUseEigenF32KernelsForTesting(bool use) { use_eigen_f32_kernels.store(use); }
 }  // namespace eigen_dot_internal
 
 namespace {
@@ -126,8 +129,15 @@ void SetDenseBatch(Gemm& g) {
 template <typename T>
 void GemmBlock(const Gemm& g, const T* a, const T* b, T* c, int64_t r0, int64_t r1, int64_t c0,
                int64_t c1) {
-  if (!KernelsSupported() ||
-      eigen_dot_internal::use_reference_kernels.load(std::memory_order_relaxed)) {
+  const bool reference = eigen_dot_internal::use_reference_kernels.load(std::memory_order_relaxed);
+  if constexpr (std::is_same_v<T, float>) {
+    // oneDNN's kernels (any x86-64 CPU) unless a test asks for Eigen's.
+    if (!reference && !eigen_dot_internal::use_eigen_f32_kernels.load(std::memory_order_relaxed) &&
+        OneDnnGemmBlockF32(a, b, c, g.k, g.ta, g.tb, g.lda, g.ldb, g.ldc, r0, r1, c0, c1)) {
+      return;
+    }
+  }
+  if (!KernelsSupported() || reference) {
     ReferenceBlock<T>(a, b, c, g.k, g.ta, g.tb, g.lda, g.ldb, g.ldc, r0, r1, c0, c1);
   } else if constexpr (std::is_same_v<T, float>) {
     eigen_dot_internal::GemmBlockF32(a, b, c, g.k, g.ta, g.tb, g.lda, g.ldb, g.ldc, r0, r1, c0,

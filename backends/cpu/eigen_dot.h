@@ -21,9 +21,11 @@
 // PlanDot maps an HLO dot (dimension numbers plus operand and result
 // layouts) onto that form, or says Unimplemented and why.
 //
-// Eigen's kernels are compiled for AVX-512 (eigen_dot_kernels.cc, built
-// with -mavx512f...): on a CPU without AVX-512F, RunDot uses a plain loop
-// (correct, slow).
+// f32 products (and the f32 products 16-bit operands are widened into) run
+// oneDNN's sgemm on each panel (onednn_gemm.h), faster than Eigen's here;
+// f64 and s32 run Eigen's kernels, compiled for AVX-512
+// (eigen_dot_kernels.cc, built with -mavx512f...): on a CPU without
+// AVX-512F those use a plain loop (correct, slow).
 #ifndef TESSERA_BACKENDS_CPU_EIGEN_DOT_H_
 #define TESSERA_BACKENDS_CPU_EIGEN_DOT_H_
 
@@ -179,6 +181,9 @@ namespace eigen_dot_internal {
 // For tests: when true, RunDot uses the plain-loop product even on CPUs
 // that can run the AVX-512 kernels.
 void SetUseReferenceKernelsForTesting(bool use);
+// For tests: when true, f32 products use Eigen's kernels instead of
+// oneDNN's (onednn_gemm.h).
+void SetUseEigenF32KernelsForTesting(bool use);
 }  // namespace eigen_dot_internal
 
 }  // namespace cpu

@@ -4,7 +4,8 @@
 //   bazel run -c opt //backends/cpu:eigen_dot_benchmark
 //
 // BM_Sgemm runs on runtime::ThreadPool::Default() (all cores);
-// BM_SgemmOneThread on the calling thread only.  GFLOP/s = 2 n^3 / time
+// BM_SgemmOneThread on the calling thread only; the *Eigen variants on
+// Eigen's f32 kernels instead of oneDNN's (the default).  GFLOP/s = 2 n^3 / time
 // (the counter GFLOP, shown as a rate "GFLOP=.../s").  BM_FmaPeak measures
 // this machine's register-only AVX-512 f32 FMA throughput (1 and all
 // threads) in the same run, since the machine is shared and noisy; it is
@@ -103,6 +104,17 @@ void BM_FmaPeak(benchmark::State& state) {
 
 void BM_Sgemm(benchmark::State& state) { RunSgemm(state, &runtime::ThreadPool::Default()); }
 void BM_SgemmOneThread(benchmark::State& state) { RunSgemm(state, nullptr); }
+// The same on Eigen's f32 kernels instead of oneDNN's.
+void BM_SgemmEigen(benchmark::State& state) {
+  eigen_dot_internal::SetUseEigenF32KernelsForTesting(true);
+  RunSgemm(state, &runtime::ThreadPool::Default());
+  eigen_dot_internal::SetUseEigenF32KernelsForTesting(false);
+}
+void BM_SgemmOneThreadEigen(benchmark::State& state) {
+  eigen_dot_internal::SetUseEigenF32KernelsForTesting(true);
+  RunSgemm(state, nullptr);
+  eigen_dot_internal::SetUseEigenF32KernelsForTesting(false);
+}
 
 BENCHMARK(BM_FmaPeak)
     ->Arg(1)
@@ -113,6 +125,20 @@ BENCHMARK(BM_Sgemm)->Arg(256)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime()->Un
     benchmark::kMillisecond);
 BENCHMARK(BM_SgemmOneThread)->Arg(256)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(
     benchmark::kMillisecond);
+BENCHMARK(BM_SgemmEigen)
+    ->Arg(256)
+    ->Arg(512)
+    ->Arg(1024)
+    ->Arg(2048)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SgemmOneThreadEigen)
+    ->Arg(256)
+    ->Arg(512)
+    ->Arg(1024)
+    ->Arg(2048)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace cpu

@@ -507,6 +507,18 @@ TEST(EigenDotTest, StridedElementTypes) {
            &pool);
 }
 
+// The f32 products again on Eigen's kernels (oneDNN's run by default).
+TEST(EigenDotTest, EigenF32Kernels) {
+  eigen_dot_internal::SetUseEigenF32KernelsForTesting(true);
+  runtime::ThreadPool pool(2);
+  for (int64_t size : {1, 7, 257}) CheckDot(MatMul("f32", size, 257 - size + 1, size + 15), &pool);
+  CheckDot(AttentionScores("f32", 33, 3, 16, "{1,0,2}"), &pool);
+  CheckDot(DotModule("f32[91,69]{0,1}", "f32[83,91]{1,0}", "f32[69,83]{0,1}",
+                     "lhs_contracting_dims={0}, rhs_contracting_dims={1}"),
+           &pool);
+  eigen_dot_internal::SetUseEigenF32KernelsForTesting(false);
+}
+
 // The plain-loop product (for CPUs without AVX-512) honours the strides.
 TEST(EigenDotTest, ReferenceKernelsStrided) {
   eigen_dot_internal::SetUseReferenceKernelsForTesting(true);

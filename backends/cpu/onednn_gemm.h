@@ -1,0 +1,32 @@
+// f32 GEMM blocks through oneDNN's sgemm (libdnnl, Debian's libdnnl-dev), the
+// dot thunk's f32 kernel: its JIT kernels (AVX-512 here, whatever the CPU
+// has elsewhere) beat Eigen's on this machine, on 2 threads 6-9% at n =
+// 512-2048 (508 against 466 GFLOP/s at 2048, 93% of the FMA peak) and 1.6x
+// at 256 (//backends/cpu:eigen_dot_benchmark, the *Eigen variants).
+//
+// Threading stays ours: RunDot splits a product into panels over the
+// runtime::ThreadPool and each panel is one call here, run sequentially on
+// the calling thread.  Debian's oneDNN parallelizes with OpenMP; its team
+// would compete with our pool for the cores (and spin after each call), so
+// every call first limits the calling thread's OpenMP team to itself.
+#ifndef TESSERA_BACKENDS_CPU_ONEDNN_GEMM_H_
+#define TESSERA_BACKENDS_CPU_ONEDNN_GEMM_H_
+
+#include <cstdint>
+
+namespace tessera {
+namespace cpu {
+
+// c[r0:r1, c0:c1] = op(a)[r0:r1, :] x op(b)[:, c0:c1] over k, as
+// eigen_dot_internal::GemmBlockF32: a stored m x k row-major with row
+// stride lda (k x m when ta), b stored k x n (n x k when tb), c row-major
+// with row stride ldc.  False when oneDNN refused (the caller then uses
+// another kernel); the block is then unwritten.
+bool OneDnnGemmBlockF32(const float* a, const float* b, float* c, int64_t k, bool ta, bool tb,
+                        int64_t lda, int64_t ldb, int64_t ldc, int64_t r0, int64_t r1, int64_t c0,
+                        int64_t c1);
+
+}  // namespace cpu
+}  // namespace tessera
+
+#endif  // TESSERA_BACKENDS_CPU_ONEDNN_GEMM_H_

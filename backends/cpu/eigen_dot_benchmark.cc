@@ -121,24 +121,15 @@ BENCHMARK(BM_FmaPeak)
     ->Arg(std::max(1, runtime::ThreadPool::Default().parallelism()))
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Sgemm)->Arg(256)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(
-    benchmark::kMillisecond);
-BENCHMARK(BM_SgemmOneThread)->Arg(256)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(
-    benchmark::kMillisecond);
-BENCHMARK(BM_SgemmEigen)
-    ->Arg(256)
-    ->Arg(512)
-    ->Arg(1024)
-    ->Arg(2048)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_SgemmOneThreadEigen)
-    ->Arg(256)
-    ->Arg(512)
-    ->Arg(1024)
-    ->Arg(2048)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+// n = 256, 512, 1024, 2048, in milliseconds of real time.
+void SgemmSizes(benchmark::internal::Benchmark* b) {
+  for (int64_t n : {256, 512, 1024, 2048}) b->Arg(n);
+  b->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+BENCHMARK(BM_Sgemm)->Apply(SgemmSizes);
+BENCHMARK(BM_SgemmOneThread)->Apply(SgemmSizes);
+BENCHMARK(BM_SgemmEigen)->Apply(SgemmSizes);
+BENCHMARK(BM_SgemmOneThreadEigen)->Apply(SgemmSizes);
 
 }  // namespace
 }  // namespace cpu

@@ -10,6 +10,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "backends/cpu/onednn_conv.h"
 #include "hlo/ir/hlo_instruction.h"
 #include "hlo/ir/hlo_opcode.h"
 #include "hlo/ir/shape.h"
@@ -596,11 +597,21 @@ absl::StatusOr<ConvPlan> PlanConvolution(const HloInstruction& conv) {
   }
   absl::Status check = CheckDotShape(p.gemm);
   if (!check.ok()) return Unimplemented(conv, check.message());
+  p.onednn = OneDnnConvolution::Create(p);
   return p;
 }
 
+namespace {
+std::atomic<bool> use_im2col{false};
+}  // namespace
+
+void SetUseIm2colForTesting(bool use) { use_im2col.store(use); }
+
 absl::Status RunConvolution(const ConvPlan& p, const void* input, const void* kernel,
                             void* output, runtime::ThreadPool* pool) {
+  if (p.onednn != nullptr && !use_im2col.load(std::memory_order_relaxed)) {
+    return p.onednn->Run(input, kernel, output, pool);
+  }
   switch (p.type) {
     case F32:
       return Run<float>(p, input, kernel, output, pool);

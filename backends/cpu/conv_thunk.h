@@ -1,5 +1,6 @@
-// Convolutions on raw buffers as im2col + GEMM (RunDot), for the CPU
-// backend's `convolution` thunks.
+// Convolutions on raw buffers as im2col + GEMM (RunDot), or through
+// oneDNN's direct convolution where it takes the plan (onednn_conv.h), for
+// the CPU backend's `convolution` thunks.
 //
 //   TS_ASSIGN_OR_RETURN(ConvPlan plan, PlanConvolution(*conv));   // compile time
 //   TS_RETURN_IF_ERROR(RunConvolution(plan, input, kernel, output, pool));
@@ -36,6 +37,7 @@
 #define TESSERA_BACKENDS_CPU_CONV_THUNK_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,6 +55,8 @@ class ThreadPool;
 }  // namespace runtime
 
 namespace cpu {
+
+class OneDnnConvolution;
 
 struct ConvPlan {
   static constexpr int kMaxSpatialDimensions = 8;
@@ -84,6 +88,9 @@ struct ConvPlan {
   // 2-D, no lhs dilation, no reversal, no groups: the plain im2col loop.
   bool simple_2d = false;
   DotShape gemm;  // per group: [M, K] x [K, O/groups]
+  // oneDNN's direct convolution where it runs this plan (onednn_conv.h;
+  // shared by copies of the plan), else null: im2col + GEMM.
+  std::shared_ptr<const OneDnnConvolution> onednn;
 
   int spatial() const { return static_cast<int>(in_size.size()); }
   int64_t groups() const { return feature_groups * batch_groups; }
@@ -96,6 +103,10 @@ struct ConvPlan {
 };
 
 absl::StatusOr<ConvPlan> PlanConvolution(const HloInstruction& conv);
+
+// For tests: when true, RunConvolution takes the im2col path even where
+// oneDNN would run the plan.
+void SetUseIm2colForTesting(bool use);
 
 // `pool` may be null (runs on the calling thread).  `output` must not
 // overlap input or kernel.

@@ -198,6 +198,46 @@ TEST(ConvThunkTest, ConvBenchmarkShape) {
             pool);
 }
 
+// 2-D f32 convolutions oneDNN takes (onednn_conv.h): batch chunks over the
+// threads (3 entries on 2 threads: chunks of 1 and 2), output-row chunks
+// for a batch of 1 (asymmetric padding per chunk), strides that leave
+// input columns unread, window dilation, a strided (non-dense) kernel.
+TEST(ConvThunkTest, OneDnnConvolutions) {
+  for (const std::string& text : {
+           ConvModule("f32[3,12,13,8]", "f32[3,3,8,16]", "f32[3,12,13,16]",
+                      "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+           ConvModule("f32[1,17,9,8]", "f32[3,3,8,4]", "f32[1,17,9,4]",
+                      "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+           ConvModule("f32[1,16,15,8]", "f32[3,3,8,8]", "f32[1,7,7,8]",
+                      "window={size=3x3 stride=2x2}, dim_labels=b01f_01io->b01f"),
+           ConvModule("f32[2,11,11,4]", "f32[3,3,4,8]", "f32[2,11,7,8]",
+                      "window={size=3x3 pad=2_2x0_0 rhs_dilate=2x2}, dim_labels=b01f_01io->b01f"),
+           ConvModule("f32[2,9,9,8]", "f32[3,3,8,16]{0,1,2,3}", "f32[2,9,9,16]",
+                      "window={size=3x3 pad=0_2x2_0}, dim_labels=b01f_01io->b01f"),
+       }) {
+    auto module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    absl::StatusOr<ConvPlan> plan =
+        PlanConvolution(*(*module)->entry_computation()->root_instruction());
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_NE(plan->onednn, nullptr) << text;
+    CheckBoth(text);
+  }
+}
+
+// The im2col path where oneDNN would take the convolution.
+TEST(ConvThunkTest, Im2colWhereOneDnnWouldRun) {
+  SetUseIm2colForTesting(true);
+  CheckBoth(ConvModule("f32[3,12,13,8]", "f32[3,3,8,16]", "f32[3,12,13,16]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"));
+  CheckBoth(ConvModule("f32[2,6,9,9]", "f32[4,6,3,3]", "f32[2,4,9,9]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"));
+  CheckConv(ConvModule("f32[1,56,56,64]", "f32[3,3,64,64]", "f32[1,56,56,64]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+            &runtime::ThreadPool::Default());
+  SetUseIm2colForTesting(false);
+}
+
 // Rows in several chunks (RunChunked: 1200 rows of 288, 4 chunks of 304),
 // gathered through strided channels and scattered into an NCHW output;
 // and the same through the general gather (lhs dilation).

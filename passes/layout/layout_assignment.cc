@@ -144,6 +144,60 @@ ConvolutionLayouts PreferredConvolutionLayouts(const HloInstruction& convolution
 // are.
 constexpr int64_t kConvertInputMinFeatures = 16;
 
+// The same for a convolution's result that reaches the computation's root
+// (itself, or through single-user elementwise ops, as a ReLU): it is
+// computed in NHWC and converted once at the end, since the convolution
+// kernels write NHWC directly (oneDNN's direct convolution takes only
+// that) and the conversion is one streaming pass.
+constexpr int64_t kConvertOutputMinFeatures = 16;
+
+// The value that carries `convolution`'s result to the root: the
+// convolution or the last of a chain of elementwise single users of its
+// dimensions, where that value is the root or the root tuple's element;
+// null otherwise.
+HloInstruction* ValueReachingRoot(HloInstruction* convolution) {
+  HloInstruction* value = convolution;
+  const HloComputation* computation = convolution->parent();
+  while (true) {
+    if (value->IsRoot()) return value;
+    if (value->user_count() != 1) return nullptr;
+    HloInstruction* user = value->users()[0];
+    if (user == computation->root_instruction() && user->opcode() == HloOpcode::kTuple) {
+      return value;
+    }
+    if (!HloOpcodeIsElementwise(user->opcode()) ||
+        user->shape().dimensions() != value->shape().dimensions()) {
+      return nullptr;
+    }
+    value = user;
+  }
+}
+
+namespace {
+
+// Where `convolution`'s result reaches the root (ValueReachingRoot), puts a
+// copy in the root's layout in front of the root and asks again for
+// `layout` on the convolution and its chain; undone when the chain still
+// cannot move (a member with another fixed layout).
+absl::Status ConvertAtTheRoot(HloComputation* computation, HloInstruction* convolution,
+                              const Layout& layout, Assigner& assigner, int64_t* changed) {
+  HloInstruction* value = ValueReachingRoot(convolution);
+  if (value == nullptr || value->shape().rank() < 2) return absl::OkStatus();
+  HloInstruction* copy = computation->AddInstruction(
+      HloInstruction::CreateUnary(value->shape(), HloOpcode::kCopy, value));
+  // The root (or its tuple element) is now the copy.
+  TS_RETURN_IF_ERROR(value->ReplaceAllUsesWith(copy));
+  assigner.Want(convolution, layout);
+  if (convolution->shape().layout() == layout) {
+    ++*changed;
+    return absl::OkStatus();
+  }
+  TS_RETURN_IF_ERROR(copy->ReplaceAllUsesWith(value));
+  return computation->RemoveInstruction(copy);
+}
+
+}  // namespace
+
 absl::StatusOr<bool> LayoutAssignment::Run(HloModule* module) {
   layouts_changed_ = 0;
   Assigner assigner;
@@ -162,6 +216,12 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule* module) {
       if (hlo->opcode() != HloOpcode::kConvolution || hlo->operand_count() != 2) continue;
       const ConvolutionLayouts layouts = PreferredConvolutionLayouts(*hlo);
       assigner.Want(hlo, layouts.output);
+      if (hlo->shape().layout() != layouts.output &&
+          hlo->shape().dimensions(hlo->convolution_dimension_numbers().output_feature_dimension) >=
+              kConvertOutputMinFeatures) {
+        TS_RETURN_IF_ERROR(
+            ConvertAtTheRoot(computation, hlo, layouts.output, assigner, &layouts_changed_));
+      }
       HloInstruction* input = hlo->operands()[0];
       assigner.Want(input, layouts.input);
       assigner.Want(hlo->operands()[1], layouts.kernel);

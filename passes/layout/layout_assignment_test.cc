@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "passes/pass_test_util.h"
 
@@ -130,6 +131,39 @@ ENTRY e {
   EXPECT_EQ(a->operand(0)->shape().layout().ToString(), "{1,3,2,0}");
   EXPECT_EQ(a->operand(0), b->operand(0));
   EXPECT_EQ(FindInstruction(*module, "c")->operand(0)->name(), "rgb");
+}
+
+// A many-feature convolution whose result (through its ReLU) is the root,
+// or a root tuple's element, is computed NHWC and converted by one copy at
+// the end; a few-feature one stays (ConvolutionChainsKeepNhwcInBetween).
+TEST(LayoutAssignmentTest, ManyFeatureResultsAreConvertedAtTheRoot) {
+  for (const bool tuple : {false, true}) {
+    SCOPED_TRACE(tuple ? "tuple" : "array");
+    std::unique_ptr<HloModule> module =
+        Parse(absl::StrCat(R"(HloModule m
+ENTRY e {
+  x = f32[2,16,6,6] parameter(0)
+  k = f32[16,16,3,3] parameter(1)
+  c = f32[2,16,6,6] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01
+  zero = f32[] constant(0)
+  zb = f32[2,16,6,6] broadcast(zero), dimensions={}
+  )",
+                           tuple ? "r" : "ROOT r", R"( = f32[2,16,6,6] maximum(c, zb)
+  )",
+                           tuple ? "ROOT t = (f32[2,16,6,6], f32[2,16,6,6]) tuple(r, x)" : "", R"(
+}
+)"));
+    ASSERT_NE(module, nullptr);
+    LayoutAssignment pass;
+    EXPECT_TRUE(RunPassKeepingResults(pass, *module).value_or(false));
+    EXPECT_EQ(LayoutOf(*module, "c"), "{1,3,2,0}");
+    EXPECT_EQ(LayoutOf(*module, "r"), "{1,3,2,0}");
+    const HloInstruction* root = module->entry_computation()->root_instruction();
+    const HloInstruction* converted = tuple ? root->operand(0) : root;
+    EXPECT_EQ(converted->opcode(), HloOpcode::kCopy);
+    EXPECT_EQ(converted->shape().layout().ToString(), "{3,2,1,0}");
+    EXPECT_EQ(converted->operand(0)->name(), "r");
+  }
 }
 
 // A module already laid out for the kernels (NHWC/HWIO) is unchanged.

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/llvm_ir/llvm_jit_internal.h"
 #include "gtest/gtest.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -191,6 +192,16 @@ TEST(LlvmJitTest, AddModulesUsesTheObjectCache) {
   absl::Status status = AddModules(**jit, std::move(modules), /*threads=*/2);
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("broken_kernel"), absl::string_view::npos) << status;
+}
+
+// Loop strength reduction is off once a JIT exists (a process-wide LLVM
+// option, found by name: a renamed option would leave it on silently).
+TEST(LlvmJitTest, LoopStrengthReductionIsOff) {
+  ASSERT_TRUE(LlvmJit::Create().ok());
+  llvm::StringMap<llvm::cl::Option*>& options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("disable-lsr");
+  ASSERT_NE(it, options.end());
+  EXPECT_TRUE(static_cast<llvm::cl::opt<bool>*>(it->second)->getValue());
 }
 
 TEST(LlvmJitTest, BadIrIsAnError) {

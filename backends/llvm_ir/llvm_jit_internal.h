@@ -5,6 +5,8 @@
 #define TESSERA_BACKENDS_LLVM_IR_LLVM_JIT_INTERNAL_H_
 
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -21,6 +23,10 @@ struct ModuleWithContext {
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
 };
+
+// The code generator options (LLVM command-line option name, value) the
+// first LlvmJit::Create sets process-wide: passes our kernels do not need.
+std::vector<std::pair<std::string, bool>> CodeGeneratorSettings();
 
 // An empty module with the JIT's target triple and data layout.
 ModuleWithContext CreateModule(const LlvmJit& jit, absl::string_view name);

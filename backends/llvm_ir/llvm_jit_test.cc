@@ -194,14 +194,16 @@ TEST(LlvmJitTest, AddModulesUsesTheObjectCache) {
   EXPECT_NE(status.message().find("broken_kernel"), absl::string_view::npos) << status;
 }
 
-// Loop strength reduction is off once a JIT exists (a process-wide LLVM
-// option, found by name: a renamed option would leave it on silently).
-TEST(LlvmJitTest, LoopStrengthReductionIsOff) {
+// The code generator settings hold once a JIT exists (process-wide LLVM
+// options, found by name: a renamed option would be skipped silently).
+TEST(LlvmJitTest, CodeGeneratorSettingsAreSet) {
   ASSERT_TRUE(LlvmJit::Create().ok());
   llvm::StringMap<llvm::cl::Option*>& options = llvm::cl::getRegisteredOptions();
-  auto it = options.find("disable-lsr");
-  ASSERT_NE(it, options.end());
-  EXPECT_TRUE(static_cast<llvm::cl::opt<bool>*>(it->second)->getValue());
+  for (const auto& [name, value] : CodeGeneratorSettings()) {
+    auto it = options.find(name);
+    ASSERT_NE(it, options.end()) << name;
+    EXPECT_EQ(static_cast<llvm::cl::opt<bool>*>(it->second)->getValue(), value) << name;
+  }
 }
 
 TEST(LlvmJitTest, BadIrIsAnError) {

@@ -612,9 +612,8 @@ max {
   ROOT m = f32[] maximum(a, b)
 }
 )";
-  const std::string softmax = R"(
-ENTRY e {
-  x = f32[ROWS,COLS] parameter(0)
+  // Row max, exp, row sum: a softmax up to its division.
+  const std::string softmax_rows = R"(
   zero = f32[] constant(0)
   low = f32[] constant(-inf)
   row_max = f32[ROWS] reduce(x, low), dimensions={1}, to_apply=max
@@ -623,9 +622,10 @@ ENTRY e {
   e = f32[ROWS,COLS] exponential(shifted)
   row_sum = f32[ROWS] reduce(e, zero), dimensions={1}, to_apply=add
   sum_b = f32[ROWS,COLS] broadcast(row_sum), dimensions={0}
-  ROOT softmax = f32[ROWS,COLS] divide(e, sum_b)
-}
 )";
+  const std::string softmax =
+      absl::StrCat("ENTRY e {\n  x = f32[ROWS,COLS] parameter(0)", softmax_rows,
+                   "  ROOT softmax = f32[ROWS,COLS] divide(e, sum_b)\n}\n");
   const std::string column_sums = R"(
 ENTRY e {
   y = f32[ROWS,COLS] parameter(0)
@@ -642,9 +642,21 @@ ENTRY e {
   ROOT product = f32[ROWS,COLS] multiply(x, y)
 }
 )";
+  // All three in one module: the multi-output fusion of the softmax with
+  // the product (siblings reading x) computes each output on its own, the
+  // softmax's with the fusion's unused parameters.
+  const std::string together = absl::StrCat(
+      "ENTRY e {\n  x = f32[ROWS,COLS] parameter(0)\n  y = f32[ROWS,COLS] parameter(1)",
+      softmax_rows, R"(  softmax = f32[ROWS,COLS] divide(e, sum_b)
+  column_sum = f32[COLS] reduce(y, zero), dimensions={0}, to_apply=add
+  scaled = f32[COLS] multiply(column_sum, column_sum)
+  product = f32[ROWS,COLS] multiply(x, y)
+  ROOT t = (f32[ROWS,COLS], f32[COLS], f32[ROWS,COLS], f32[COLS]) tuple(softmax, scaled, product, column_sum)
+}
+)");
   for (const std::string& rows : {"3", "17"}) {
     for (const std::string& columns : {"1", "7", "63", "65", "1025"}) {
-      for (const std::string* entry : {&softmax, &column_sums, &product}) {
+      for (const std::string* entry : {&softmax, &column_sums, &product, &together}) {
         const std::string text =
             absl::StrReplaceAll(absl::StrCat("HloModule whole_range\n", reducers, *entry),
                                 {{"ROWS", rows}, {"COLS", columns}});

@@ -59,7 +59,12 @@ std::optional<RowPlan> PlanRowKernel(const HloComputation& computation, const Sh
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const HloInstruction* h = *it;
     auto found = mapping.find(h);
-    if (found == mapping.end()) return std::nullopt;  // unused: not expected in a fusion
+    if (found == mapping.end()) {
+      // An unused parameter: one output of a multi-output fusion, computed
+      // on its own, keeps all the fusion's parameters.
+      if (h->opcode() == HloOpcode::kParameter && h->users().empty()) continue;
+      return std::nullopt;
+    }
     const Mapping m = found->second;
     if (h->opcode() == HloOpcode::kParameter || h->opcode() == HloOpcode::kConstant) continue;
     if (h->opcode() == HloOpcode::kBroadcast) {

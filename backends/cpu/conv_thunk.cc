@@ -605,22 +605,35 @@ namespace {
 std::atomic<bool> use_im2col{false};
 }  // namespace
 
+void RunEpilogueOverBatch(const RowEpilogue& epilogue, int64_t batch, runtime::ThreadPool* pool) {
+  if (pool == nullptr) {
+    epilogue(0, batch);
+    return;
+  }
+  pool->ParallelFor(batch, 1, [&](int64_t begin, int64_t end) { epilogue(begin, end); });
+}
+
 void SetUseIm2colForTesting(bool use) { use_im2col.store(use); }
 
 absl::Status RunConvolution(const ConvPlan& p, const void* input, const void* kernel,
-                            void* output, runtime::ThreadPool* pool) {
+                            void* output, runtime::ThreadPool* pool, const RowEpilogue* epilogue) {
   if (p.onednn != nullptr && !use_im2col.load(std::memory_order_relaxed)) {
-    return p.onednn->Run(input, kernel, output, pool);
+    return p.onednn->Run(input, kernel, output, pool, epilogue);
   }
+  absl::Status status;
   switch (p.type) {
     case F32:
-      return Run<float>(p, input, kernel, output, pool);
+      status = Run<float>(p, input, kernel, output, pool);
+      break;
     case F64:
-      return Run<double>(p, input, kernel, output, pool);
+      status = Run<double>(p, input, kernel, output, pool);
+      break;
     default:
       return absl::UnimplementedError(
           absl::StrCat("convolution of ", PrimitiveTypeName(p.type)));
   }
+  if (status.ok() && epilogue != nullptr) RunEpilogueOverBatch(*epilogue, p.batch, pool);
+  return status;
 }
 
 }  // namespace cpu

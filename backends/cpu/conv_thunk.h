@@ -104,14 +104,22 @@ struct ConvPlan {
 
 absl::StatusOr<ConvPlan> PlanConvolution(const HloInstruction& conv);
 
+// `epilogue` over batch entries [0, batch), split over `pool` (may be null).
+void RunEpilogueOverBatch(const RowEpilogue& epilogue, int64_t batch, runtime::ThreadPool* pool);
+
 // For tests: when true, RunConvolution takes the im2col path even where
 // oneDNN would run the plan.
 void SetUseIm2colForTesting(bool use);
 
 // `pool` may be null (runs on the calling thread).  `output` must not
-// overlap input or kernel.
+// overlap input or kernel.  `epilogue`, when given, is called with ranges
+// [begin, end) of the output's batch entries once they are final, each
+// entry exactly once: where oneDNN runs the plan in batch chunks, right
+// after each chunk, on its thread (its results still in cache), else over
+// the pool at the end.
 absl::Status RunConvolution(const ConvPlan& plan, const void* input, const void* kernel,
-                            void* output, runtime::ThreadPool* pool);
+                            void* output, runtime::ThreadPool* pool,
+                            const RowEpilogue* epilogue = nullptr);
 
 }  // namespace cpu
 }  // namespace tessera

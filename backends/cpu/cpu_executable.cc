@@ -272,26 +272,54 @@ std::unique_ptr<runtime::Thunk> DotThunk::Lower() const {
 // ---------------------------------------------------------------------------
 // ConvThunk
 
+namespace {
+
+// The convolution over buffers [input, kernel, output, epilogue's...], with
+// its epilogue (when not null) per chunk of batch entries.
+absl::Status RunConvolutionWithEpilogue(const ConvPlan& plan, LoopKernel::Function* epilogue,
+                                        absl::Span<void* const> buffers,
+                                        runtime::ThreadPool* pool) {
+  if (epilogue == nullptr) return RunConvolution(plan, buffers[0], buffers[1], buffers[2], pool);
+  void* const* kernel_buffers = buffers.data() + 3;
+  const RowEpilogue batch = [epilogue, kernel_buffers](int64_t begin, int64_t end) {
+    epilogue(const_cast<void**>(kernel_buffers), begin, end);
+  };
+  return RunConvolution(plan, buffers[0], buffers[1], buffers[2], pool, &batch);
+}
+
+}  // namespace
+
+std::vector<BufferSlice> ConvThunk::Slices() const {
+  std::vector<BufferSlice> slices = {input_, kernel_, out_};
+  slices.insert(slices.end(), epilogue_buffers_.begin(), epilogue_buffers_.end());
+  return slices;
+}
+
 absl::Status ConvThunk::Execute(const Arena& arena) const {
-  return RunConvolution(plan_, arena.Address(input_), arena.Address(kernel_), arena.Address(out_),
-                        &runtime::ThreadPool::Default());
+  std::vector<void*> buffers;
+  for (const BufferSlice& slice : Slices()) buffers.push_back(arena.Address(slice));
+  return RunConvolutionWithEpilogue(plan_, epilogue_ ? epilogue_->function() : nullptr, buffers,
+                                    &runtime::ThreadPool::Default());
 }
 
 std::string ConvThunk::ToString() const {
   return absl::StrCat("convolution ", name(), " ", plan_.ToString(), " (", SliceString(input_),
-                      ", ", SliceString(kernel_), ") -> ", SliceString(out_));
+                      ", ", SliceString(kernel_), ") -> ", SliceString(out_),
+                      epilogue_ ? " with its epilogue per batch chunk" : "");
 }
 
 std::unique_ptr<runtime::Thunk> ConvThunk::Lower() const {
   const ConvPlan plan = plan_;
+  LoopKernel::Function* epilogue = epilogue_ ? epilogue_->function() : nullptr;
+  std::vector<runtime::BufferSlice> slices;
+  for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
   return std::make_unique<runtime::HostCallThunk>(
-      name(),
-      std::vector<runtime::BufferSlice>{ToRuntime(input_), ToRuntime(kernel_), ToRuntime(out_)},
-      [plan](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
+      name(), std::move(slices),
+      [plan, epilogue](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
         runtime::ThreadPool* pool = params.thread_pool != nullptr
                                         ? params.thread_pool
                                         : &runtime::ThreadPool::Default();
-        return RunConvolution(plan, buffers[0], buffers[1], buffers[2], pool);
+        return RunConvolutionWithEpilogue(plan, epilogue, buffers, pool);
       });
 }
 

@@ -179,19 +179,25 @@ class DotThunk : public CpuThunk {
 // A convolution as im2col + GEMM (RunConvolution, conv_thunk.h).
 class ConvThunk : public CpuThunk {
  public:
+  // With `epilogue`: a kernel over the output's batch entries (its work
+  // size the batch), run per chunk of finished entries (RunConvolution),
+  // over `epilogue_buffers` (its parameters, then its result).
   ConvThunk(std::string name, ConvPlan plan, BufferSlice input, BufferSlice kernel,
-            BufferSlice out)
+            BufferSlice out, std::unique_ptr<LoopKernel> epilogue = nullptr,
+            std::vector<BufferSlice> epilogue_buffers = {})
       : CpuThunk(std::move(name)), plan_(std::move(plan)), input_(input), kernel_(kernel),
-        out_(out) {}
+        out_(out), epilogue_(std::move(epilogue)), epilogue_buffers_(std::move(epilogue_buffers)) {}
   absl::Status Execute(const Arena& arena) const override;
   bool native() const override { return true; }
   std::string ToString() const override;
   std::unique_ptr<runtime::Thunk> Lower() const override;
-  std::vector<BufferSlice> Slices() const override { return {input_, kernel_, out_}; }
+  std::vector<BufferSlice> Slices() const override;
 
  private:
   ConvPlan plan_;
   BufferSlice input_, kernel_, out_;
+  std::unique_ptr<LoopKernel> epilogue_;  // null: a plain convolution
+  std::vector<BufferSlice> epilogue_buffers_;
 };
 
 // A sort through RunSort (sort_thunk.h) with its JIT comparator: operands

@@ -372,6 +372,30 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
         fusion->name(), shape, operands[lhs_number], operands[rhs_number], results[0],
         std::move(kernel), std::move(kernel_buffers)));
   }
+  // One output of a convolution that oneDNN runs, laid out batch-major:
+  // its epilogue runs per chunk of batch entries inside the convolution
+  // (ConvThunk), each chunk's result while it is in cache.
+  const Shape& output_shape = outputs[0]->shape();
+  if (convolution && conv_plan.onednn != nullptr && outputs.size() == 1 && outputs[0] != dot &&
+      holder == 0 && output_shape.has_layout() && output_shape.rank() > 0 &&
+      output_shape.layout().minor_to_major.back() ==
+          dot->convolution_dimension_numbers().output_batch_dimension) {
+    std::unique_ptr<HloComputation> epilogue = WithParameterFor(fused, dot, outputs[0], stored_shape);
+    if (ElementwiseOnlyUse(epilogue->parameter_instruction(fused.num_parameters()))) {
+      std::vector<BufferSlice> kernel_operands = operands;
+      kernel_operands.push_back(results[0]);
+      TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
+                          executable_.kernel_compiler_->Compile(
+                              *epilogue, KernelOptions(kernel_operands, results[0])));
+      if (kernel->work_size() == conv_plan.batch) {
+        std::vector<BufferSlice> kernel_buffers = kernel_operands;
+        kernel_buffers.push_back(results[0]);
+        return std::unique_ptr<CpuThunk>(std::make_unique<ConvThunk>(
+            fusion->name(), conv_plan, operands[lhs_number], operands[rhs_number], results[0],
+            std::move(kernel), std::move(kernel_buffers)));
+      }
+    }
+  }
   std::vector<std::unique_ptr<CpuThunk>> steps;
   if (convolution) {
     steps.push_back(std::make_unique<ConvThunk>(absl::StrCat(fusion->name(), ".convolution"),

@@ -202,7 +202,7 @@ std::shared_ptr<const OneDnnConvolution> OneDnnConvolution::Create(const ConvPla
 }
 
 absl::Status OneDnnConvolution::Run(const void* input, const void* kernel, void* output,
-                                    runtime::ThreadPool* pool) const {
+                                    runtime::ThreadPool* pool, const RowEpilogue* epilogue) const {
   Impl& m = *impl_;
   const int threads = pool == nullptr ? 1 : pool->parallelism();
   std::vector<Chunk> chunks = m.MakeChunks(threads);
@@ -277,11 +277,17 @@ absl::Status OneDnnConvolution::Run(const void* input, const void* kernel, void*
                                                  {DNNL_ARG_SCRATCHPAD, scratchpad}});
       stream.wait();
     };
+    // Batch chunks hold whole entries: their epilogue runs right after.
+    const bool epilogue_per_chunk = epilogue != nullptr && chunks[0].geometry.out_rows == m.oh;
     auto run_chunk = [&](int64_t i) {
       try {
         execute_chunk(i);
       } catch (const dnnl::error& error) {
         errors[i] = error.what();
+        return;
+      }
+      if (epilogue_per_chunk) {
+        (*epilogue)(chunks[i].n0, chunks[i].n0 + chunks[i].geometry.batch);
       }
     };
     if (pool == nullptr || chunks.size() == 1) {
@@ -294,6 +300,7 @@ absl::Status OneDnnConvolution::Run(const void* input, const void* kernel, void*
     for (const std::string& error : errors) {
       if (!error.empty()) return absl::InternalError(absl::StrCat("oneDNN convolution: ", error));
     }
+    if (epilogue != nullptr && !epilogue_per_chunk) RunEpilogueOverBatch(*epilogue, m.n, pool);
   } catch (const dnnl::error& error) {
     return absl::InternalError(absl::StrCat("oneDNN convolution: ", error.what()));
   }

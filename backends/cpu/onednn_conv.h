@@ -19,6 +19,7 @@
 #include <memory>
 
 #include "absl/status/status.h"
+#include "backends/cpu/eigen_dot.h"
 
 namespace tessera {
 namespace runtime {
@@ -36,9 +37,9 @@ class OneDnnConvolution {
   static std::shared_ptr<const OneDnnConvolution> Create(const ConvPlan& plan);
   ~OneDnnConvolution();
 
-  // As RunConvolution; `pool` may be null.
-  absl::Status Run(const void* input, const void* kernel, void* output,
-                   runtime::ThreadPool* pool) const;
+  // As RunConvolution; `pool` and `epilogue` may be null.
+  absl::Status Run(const void* input, const void* kernel, void* output, runtime::ThreadPool* pool,
+                   const RowEpilogue* epilogue = nullptr) const;
 
   struct Impl;
 

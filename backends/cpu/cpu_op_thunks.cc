@@ -324,7 +324,9 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
   // dot's bytes: the GEMM writes that output as it is.
   bool holder_is_dot = holder >= 0;
   for (size_t i = 0; i < outputs.size() && holder < 0; ++i) {
-    if (outputs[i]->opcode() == HloOpcode::kReshape && outputs[i]->operand(0) == dot &&
+    if ((outputs[i]->opcode() == HloOpcode::kReshape ||
+         outputs[i]->opcode() == HloOpcode::kBitcast) &&
+        outputs[i]->operand(0) == dot &&
         IsRowMajor(outputs[i]->shape()) && IsRowMajor(dot->shape())) {
       holder = static_cast<int64_t>(i);
       holder_is_dot = true;

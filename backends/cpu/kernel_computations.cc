@@ -123,6 +123,7 @@ bool KernelCandidateOpcode(const HloInstruction* instruction) {
     case HloOpcode::kBroadcast:
     case HloOpcode::kIota:
     case HloOpcode::kReshape:
+    case HloOpcode::kBitcast:  // row-major ones (layout assignment's reshapes)
     case HloOpcode::kTranspose:
     case HloOpcode::kSlice:
     case HloOpcode::kReverse:

@@ -601,6 +601,22 @@ absl::Status CheckIndexing(const HloInstruction& hlo) {
         return BadShapes(hlo, "reshape must keep the element count");
       }
       return absl::OkStatus();
+    case HloOpcode::kBitcast: {
+      // Between row-major layouts of one element type, a bitcast is a
+      // reshape (layout assignment makes such reshapes bitcasts); other
+      // bitcasts reinterpret bytes in ways the generators do not follow.
+      const Shape& operand = hlo.operand(0)->shape();
+      const bool row_major = [](const Shape& s) {
+        return !s.has_layout() || (s.layout().IsDescending() && s.layout().tiles.empty());
+      }(shape) && (!operand.has_layout() ||
+                   (operand.layout().IsDescending() && operand.layout().tiles.empty()));
+      if (hlo.operand_count() != 1 || operand.ElementCount() != shape.ElementCount() ||
+          operand.element_type() != shape.element_type() || !row_major) {
+        return absl::UnimplementedError(absl::StrCat(
+            "%", hlo.name(), ": only bitcasts between row-major shapes of one type have an element generator"));
+      }
+      return absl::OkStatus();
+    }
     case HloOpcode::kSlice: {
       const std::vector<SliceDimension>& slices = hlo.slice_dimensions();
       if (hlo.operand_count() != 1 || static_cast<int64_t>(slices.size()) != rank ||
@@ -666,6 +682,7 @@ absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeElementGenerator(
     case HloOpcode::kReverse:
     case HloOpcode::kSlice:
     case HloOpcode::kReshape:
+    case HloOpcode::kBitcast:
     case HloOpcode::kCopy:
     case HloOpcode::kIota:
     case HloOpcode::kPad:
@@ -745,7 +762,8 @@ absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeElementGenerator(
         return source;
       });
     }
-    case HloOpcode::kReshape: {
+    case HloOpcode::kReshape:
+    case HloOpcode::kBitcast: {  // a row-major one (CheckIndexing)
       // Row-major position in the result, then the operand's multi-index.
       const Shape operand_shape = hlo->operand(0)->shape();
       return remapped([shape, operand_shape, b](const IrIndex& index) {

@@ -1,6 +1,7 @@
 // Physical layouts for the values a module computes; see layout_assignment.h.
 #include "passes/layout/layout_assignment.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -196,6 +197,39 @@ absl::Status ConvertAtTheRoot(HloComputation* computation, HloInstruction* convo
   return computation->RemoveInstruction(copy);
 }
 
+// Whether `hlo` is a reshape between row-major layouts (tiles, packed
+// elements and dynamic sizes aside): it moves no element, so it is the
+// same bytes read as another shape.
+bool IsRowMajorReshape(const HloInstruction& hlo) {
+  if (hlo.opcode() != HloOpcode::kReshape) return false;
+  for (const Shape* shape : {&hlo.shape(), &hlo.operand(0)->shape()}) {
+    if (!shape->IsArray() || !shape->has_layout() || !shape->layout().IsDescending() ||
+        !shape->layout().tiles.empty() ||
+        std::find(shape->dynamic_dimensions().begin(), shape->dynamic_dimensions().end(), true) !=
+            shape->dynamic_dimensions().end()) {
+      return false;
+    }
+  }
+  return hlo.shape().element_type() == hlo.operand(0)->shape().element_type();
+}
+
+// Row-major reshapes inside the computation (not its root) become
+// bitcasts, which alias their operand's buffer: no kernel and no copy (the
+// transformer block's per-head views of its Q, K and V projections were
+// three copy kernels).
+absl::StatusOr<int64_t> ReshapesToBitcasts(HloComputation* computation) {
+  int64_t changed = 0;
+  for (HloInstruction* hlo : computation->MakeInstructionPostOrder()) {
+    if (hlo->IsRoot() || !IsRowMajorReshape(*hlo)) continue;
+    HloInstruction* bitcast = computation->AddInstruction(
+        HloInstruction::CreateUnary(hlo->shape(), HloOpcode::kBitcast, hlo->operands()[0]));
+    TS_RETURN_IF_ERROR(hlo->ReplaceAllUsesWith(bitcast));
+    TS_RETURN_IF_ERROR(computation->RemoveInstruction(hlo));
+    ++changed;
+  }
+  return changed;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> LayoutAssignment::Run(HloModule* module) {
@@ -244,6 +278,11 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule* module) {
     }
   }
   layouts_changed_ += assigner.changed();
+  for (HloComputation* computation : module->computations()) {
+    if (computation->IsFusionComputation()) continue;
+    TS_ASSIGN_OR_RETURN(int64_t bitcasts, ReshapesToBitcasts(computation));
+    layouts_changed_ += bitcasts;
+  }
   return layouts_changed_ > 0;
 }
 

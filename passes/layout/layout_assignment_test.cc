@@ -166,6 +166,37 @@ ENTRY e {
   }
 }
 
+// Reshapes between row-major layouts become bitcasts (no kernel, no copy);
+// the root's reshape, and one out of a non-row-major layout, stay.
+TEST(LayoutAssignmentTest, RowMajorReshapesBecomeBitcasts) {
+  std::unique_ptr<HloModule> module = Parse(R"(HloModule m
+ENTRY e {
+  x = f32[4,6] parameter(0)
+  heads = f32[4,2,3] reshape(x)
+  y = f32[3,2] parameter(1)
+  k = f32[3,2] add(y, y)
+  r = f32[2,3] reshape(k)
+  t = f32[3,2]{0,1} transpose(r), dimensions={1,0}
+  n = f32[2,3] reshape(t)
+  s = f32[4,2,3] multiply(heads, heads)
+  b = f32[4,2,3] broadcast(n), dimensions={1,2}
+  sum = f32[4,2,3] add(s, b)
+  ROOT out = f32[24] reshape(sum)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  LayoutAssignment pass;
+  EXPECT_TRUE(RunPassKeepingResults(pass, *module).value_or(false));
+  const HloInstruction* s = FindInstruction(*module, "s");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->operand(0)->opcode(), HloOpcode::kBitcast);
+  EXPECT_EQ(s->operand(0)->operand(0)->name(), "x");
+  EXPECT_EQ(module->entry_computation()->root_instruction()->opcode(), HloOpcode::kReshape);
+  const HloInstruction* b = FindInstruction(*module, "b");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->operand(0)->opcode(), HloOpcode::kReshape);  // of a {0,1} transpose
+}
+
 // A module already laid out for the kernels (NHWC/HWIO) is unchanged.
 TEST(LayoutAssignmentTest, NhwcModulesAreUnchanged) {
   std::unique_ptr<HloModule> module = Parse(R"(HloModule m

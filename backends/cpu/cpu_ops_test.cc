@@ -670,6 +670,27 @@ ENTRY e {
   }
 }
 
+// Bitcasts between layouts (the same bytes as another shape) inside fused
+// kernels: the element at the same physical position, against the
+// evaluator's byte-level bitcast.
+TEST(CpuOpsTest, LayoutChangingBitcastsInKernels) {
+  Counts counts;
+  CheckModule(R"(
+HloModule bitcasts
+ENTRY e {
+  x = f32[3,4,5]{2,0,1} parameter(0)
+  b = f32[4,3,5]{2,1,0} bitcast(x)
+  y = f32[4,3,5] parameter(1)
+  s = f32[4,3,5] add(b, y)
+  c = f32[20,3]{0,1} bitcast(s)
+  ROOT m = f32[20,3] multiply(c, c)
+}
+)",
+              {}, &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0);
+  EXPECT_GT(counts.native, 0);
+}
+
 // Results written with non-temporal stores (forced at every size here):
 // the aligned part, the head peeled before it (split over threads, chunks
 // start anywhere), odd sizes, every element width, a column-major result.

@@ -7,12 +7,12 @@
 #include "backends/llvm_ir/elemental_ir_emitter.h"
 
 #include <optional>
-
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/llvm_ir/loop_emitter.h"
 #include "hlo/ir/hlo_computation.h"
 #include "hlo/ir/hlo_opcode.h"
 #include "hlo/ir/status_macros.h"
@@ -602,18 +602,18 @@ absl::Status CheckIndexing(const HloInstruction& hlo) {
       }
       return absl::OkStatus();
     case HloOpcode::kBitcast: {
-      // Between row-major layouts of one element type, a bitcast is a
-      // reshape (layout assignment makes such reshapes bitcasts); other
-      // bitcasts reinterpret bytes in ways the generators do not follow.
+      // One element type and count, plain layouts: the element at the same
+      // physical position.  Other bitcasts reinterpret bytes in ways the
+      // generators do not follow.
       const Shape& operand = hlo.operand(0)->shape();
-      const bool row_major = [](const Shape& s) {
-        return !s.has_layout() || (s.layout().IsDescending() && s.layout().tiles.empty());
-      }(shape) && (!operand.has_layout() ||
-                   (operand.layout().IsDescending() && operand.layout().tiles.empty()));
+      const bool plain = (!shape.has_layout() || shape.layout().tiles.empty()) &&
+                         (!operand.has_layout() || operand.layout().tiles.empty());
       if (hlo.operand_count() != 1 || operand.ElementCount() != shape.ElementCount() ||
-          operand.element_type() != shape.element_type() || !row_major) {
-        return absl::UnimplementedError(absl::StrCat(
-            "%", hlo.name(), ": only bitcasts between row-major shapes of one type have an element generator"));
+          operand.element_type() != shape.element_type() || !plain) {
+        return absl::UnimplementedError(
+            absl::StrCat("%", hlo.name(),
+                         ": only bitcasts between plain layouts of one element type and count "
+                         "have an element generator"));
       }
       return absl::OkStatus();
     }
@@ -762,18 +762,29 @@ absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeElementGenerator(
         return source;
       });
     }
-    case HloOpcode::kReshape:
-    case HloOpcode::kBitcast: {  // a row-major one (CheckIndexing)
-      // Row-major position in the result, then the operand's multi-index.
+    case HloOpcode::kBitcast:
+    case HloOpcode::kReshape: {
+      // A reshape keeps each element's row-major position; a bitcast its
+      // position in the physical order (the layouts').
+      const bool bitcast = hlo->opcode() == HloOpcode::kBitcast;
       const Shape operand_shape = hlo->operand(0)->shape();
-      return remapped([shape, operand_shape, b](const IrIndex& index) {
+      const std::vector<int64_t> order =
+          bitcast ? MinorToMajor(shape) : Layout::Descending(shape.rank()).minor_to_major;
+      const std::vector<int64_t> operand_order =
+          bitcast ? MinorToMajor(operand_shape)
+                  : Layout::Descending(operand_shape.rank()).minor_to_major;
+      return remapped([shape, operand_shape, order, operand_order, b](const IrIndex& index) {
+        // The position, major-most dimension first.
         llvm::Value* linear = index.Constant(0);
-        for (int64_t d = 0; d < shape.rank(); ++d) {
-          linear = b->CreateAdd(b->CreateMul(linear, index.Constant(shape.dimensions(d))), index[d]);
+        for (auto it = order.rbegin(); it != order.rend(); ++it) {
+          linear =
+              b->CreateAdd(b->CreateMul(linear, index.Constant(shape.dimensions(*it))), index[*it]);
         }
+        // The operand's multi-index at it, minor-most dimension first.
         std::vector<llvm::Value*> source(operand_shape.rank());
-        for (int64_t d = operand_shape.rank() - 1; d >= 0; --d) {
-          if (d == 0) {
+        for (size_t k = 0; k < operand_order.size(); ++k) {
+          const int64_t d = operand_order[k];
+          if (k + 1 == operand_order.size()) {
             source[d] = linear;
             break;
           }

@@ -213,14 +213,79 @@ bool IsRowMajorReshape(const HloInstruction& hlo) {
   return hlo.shape().element_type() == hlo.operand(0)->shape().element_type();
 }
 
-// Row-major reshapes inside the computation (not its root) become
-// bitcasts, which alias their operand's buffer: no kernel and no copy (the
-// transformer block's per-head views of its Q, K and V projections were
-// three copy kernels).
-absl::StatusOr<int64_t> ReshapesToBitcasts(HloComputation* computation) {
+// The operand layout under which `transpose` moves no element: operand
+// dimension dims[r] takes the place of result dimension r in the order.
+Layout TransposeSourceLayout(const HloInstruction& transpose) {
+  Layout layout;
+  for (int64_t r : transpose.shape().layout().minor_to_major) {
+    layout.minor_to_major.push_back(transpose.dimensions()[r]);
+  }
+  return layout;
+}
+
+bool IsPlainArray(const Shape& shape) {
+  return shape.IsArray() && shape.has_layout() && shape.layout().tiles.empty() &&
+         static_cast<int64_t>(shape.layout().minor_to_major.size()) == shape.rank();
+}
+
+// A transpose whose operand's physical order is its own: the same bytes.
+bool IsBitcastTranspose(const HloInstruction& hlo) {
+  if (hlo.opcode() != HloOpcode::kTranspose || !IsPlainArray(hlo.shape()) ||
+      !IsPlainArray(hlo.operand(0)->shape())) {
+    return false;
+  }
+  return hlo.operand(0)->shape().layout().minor_to_major ==
+         TransposeSourceLayout(hlo).minor_to_major;
+}
+
+// A dot whose only user is a transpose, itself read only by one reshape
+// (the transformer block's attention output: [heads, seq, dim] transposed
+// to [seq, heads, dim] and reshaped to [seq, width]): the transpose is
+// made row-major and the dot writes its result in the layout that makes
+// the transpose move nothing, when that keeps the dot's last (column)
+// dimension minor-most.  The GEMM then writes the transposed array
+// through its strides, and the transpose and the reshape are bitcasts.
+int64_t DotsIntoTransposes(HloComputation* computation) {
   int64_t changed = 0;
   for (HloInstruction* hlo : computation->MakeInstructionPostOrder()) {
-    if (hlo->IsRoot() || !IsRowMajorReshape(*hlo)) continue;
+    if (hlo->opcode() != HloOpcode::kTranspose || hlo->IsRoot() || !IsPlainArray(hlo->shape()) ||
+        hlo->user_count() != 1 || hlo->users()[0]->opcode() != HloOpcode::kReshape) {
+      continue;
+    }
+    HloInstruction* dot = hlo->operands()[0];
+    if (dot->opcode() != HloOpcode::kDot || dot->user_count() != 1 || dot->IsRoot() ||
+        !IsPlainArray(dot->shape())) {
+      continue;
+    }
+    Shape row_major = hlo->shape();
+    row_major.set_layout(Layout::Descending(row_major.rank()));
+    Layout layout;
+    for (int64_t r : row_major.layout().minor_to_major) {
+      layout.minor_to_major.push_back(hlo->dimensions()[r]);
+    }
+    if (layout.minor_to_major.empty() || layout.minor_to_major[0] != dot->shape().rank() - 1) {
+      continue;
+    }
+    if (hlo->shape().layout() != row_major.layout()) {
+      hlo->mutable_shape()->set_layout(row_major.layout());
+      ++changed;
+    }
+    if (dot->shape().layout() != layout) {
+      dot->mutable_shape()->set_layout(layout);
+      ++changed;
+    }
+  }
+  return changed;
+}
+
+// Row-major reshapes and transposes that move no element inside the
+// computation (not its root) become bitcasts, which alias their operand's
+// buffer: no kernel and no copy (the transformer block's per-head views of
+// its Q, K and V projections were three copy kernels).
+absl::StatusOr<int64_t> ReshapesToBitcasts(HloComputation* computation) {
+  int64_t changed = DotsIntoTransposes(computation);
+  for (HloInstruction* hlo : computation->MakeInstructionPostOrder()) {
+    if (hlo->IsRoot() || !(IsRowMajorReshape(*hlo) || IsBitcastTranspose(*hlo))) continue;
     HloInstruction* bitcast = computation->AddInstruction(
         HloInstruction::CreateUnary(hlo->shape(), HloOpcode::kBitcast, hlo->operands()[0]));
     TS_RETURN_IF_ERROR(hlo->ReplaceAllUsesWith(bitcast));

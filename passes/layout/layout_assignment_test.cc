@@ -197,6 +197,31 @@ ENTRY e {
   EXPECT_EQ(b->operand(0)->opcode(), HloOpcode::kReshape);  // of a {0,1} transpose
 }
 
+// A batched dot read only through a transpose and a reshape (attention's
+// [heads, seq, dim] -> [seq, heads * dim]) writes [seq, heads, dim]
+// directly: the transpose and the reshape become bitcasts.
+TEST(LayoutAssignmentTest, DotsWriteTheirTransposedLayout) {
+  std::unique_ptr<HloModule> module = Parse(R"(HloModule m
+ENTRY e {
+  p = f32[2,3,4] parameter(0)
+  v = f32[2,4,5] parameter(1)
+  d = f32[2,3,5] dot(p, v), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  t = f32[3,2,5]{2,0,1} transpose(d), dimensions={1,0,2}
+  r = f32[3,10] reshape(t)
+  w = f32[10,7] parameter(2)
+  ROOT o = f32[3,7] dot(r, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)");
+  ASSERT_NE(module, nullptr);
+  LayoutAssignment pass;
+  EXPECT_TRUE(RunPassKeepingResults(pass, *module).value_or(false));
+  EXPECT_EQ(LayoutOf(*module, "d"), "{2,0,1}");
+  const HloInstruction* root = module->entry_computation()->root_instruction();
+  EXPECT_EQ(root->operand(0)->opcode(), HloOpcode::kBitcast);
+  EXPECT_EQ(root->operand(0)->operand(0)->opcode(), HloOpcode::kBitcast);
+  EXPECT_EQ(root->operand(0)->operand(0)->operand(0)->name(), "d");
+}
+
 // A module already laid out for the kernels (NHWC/HWIO) is unchanged.
 TEST(LayoutAssignmentTest, NhwcModulesAreUnchanged) {
   std::unique_ptr<HloModule> module = Parse(R"(HloModule m

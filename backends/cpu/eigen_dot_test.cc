@@ -26,6 +26,10 @@
 #include "hlo/parser/hlo_parser.h"
 #include "runtime/thread_pool.h"
 
+// libgomp's (linked with oneDNN): this thread's OpenMP team size.
+extern "C" void omp_set_num_threads(int);
+extern "C" int omp_get_max_threads();
+
 namespace tessera {
 namespace cpu {
 namespace {
@@ -505,6 +509,18 @@ TEST(EigenDotTest, StridedElementTypes) {
                      "lhs_batch_dims={0}, rhs_batch_dims={1}, lhs_contracting_dims={2}, "
                      "rhs_contracting_dims={0}"),
            &pool);
+}
+
+// oneDNN's calls run on the calling thread alone, and leave that thread's
+// own OpenMP team size as they found it (the caller's thread may be the
+// user's).
+TEST(EigenDotTest, OneDnnLeavesTheCallersOpenMpSettingAlone) {
+  omp_set_num_threads(3);
+  CheckDot(MatMul("f32", 67, 71, 129), nullptr);
+  EXPECT_EQ(omp_get_max_threads(), 3);
+  omp_set_num_threads(1);
+  CheckDot(MatMul("f32", 67, 71, 129), nullptr);
+  EXPECT_EQ(omp_get_max_threads(), 1);
 }
 
 // The f32 products again on Eigen's kernels (oneDNN's run by default).

@@ -13,11 +13,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "backends/cpu/conv_thunk.h"
+#include "backends/cpu/onednn_gemm.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "runtime/thread_pool.h"
-
-// libgomp's (see onednn_gemm.cc): the calling thread's OpenMP team size.
-extern "C" void omp_set_num_threads(int);
 
 namespace tessera {
 namespace cpu {
@@ -215,7 +213,7 @@ absl::Status OneDnnConvolution::Run(const void* input, const void* kernel, void*
   try {
     std::vector<Impl::Primitive> primitives;
     for (const Chunk& chunk : chunks) primitives.push_back(m.Get(chunk.geometry));
-    omp_set_num_threads(1);
+    const OneOpenMpThread one_thread;  // (onednn_gemm.h)
     // The weights in each primitive's layout: reordered once per run and
     // layout (they are an argument, and may change between runs), into
     // this thread's scratch, unless already in that layout.
@@ -256,7 +254,7 @@ absl::Status OneDnnConvolution::Run(const void* input, const void* kernel, void*
     // Errors on the pool's threads, kept (an exception must not leave them).
     std::vector<std::string> errors(chunks.size());
     auto execute_chunk = [&](int64_t i) {
-      omp_set_num_threads(1);
+      const OneOpenMpThread one_thread;
       const Chunk& chunk = chunks[i];
       const float* in = static_cast<const float*>(input) + chunk.n0 * m.in_strides[0] +
                         chunk.in_row0 * m.in_strides[2];

@@ -6,17 +6,22 @@
 // libgomp's, which oneDNN links: the calling thread's team size (an OpenMP
 // internal control variable of that thread alone).
 extern "C" void omp_set_num_threads(int);
+extern "C" int omp_get_max_threads();
 
 namespace tessera {
 namespace cpu {
+
+OneOpenMpThread::OneOpenMpThread() : previous_(omp_get_max_threads()) {
+  omp_set_num_threads(1);
+}
+OneOpenMpThread::~OneOpenMpThread() { omp_set_num_threads(previous_); }
 
 bool OneDnnGemmBlockF32(const float* a, const float* b, float* c, int64_t k, bool ta, bool tb,
                         int64_t lda, int64_t ldb, int64_t ldc, int64_t r0, int64_t r1, int64_t c0,
                         int64_t c1) {
   const int64_t rows = r1 - r0, cols = c1 - c0;
   if (rows <= 0 || cols <= 0) return true;
-  // One thread: ours (see the header).
-  omp_set_num_threads(1);
+  const OneOpenMpThread one_thread;  // ours (see the header)
   // op(a)[r0:r1, :] starts at row r0 of a (m x k), or column r0 of the
   // k x m a; op(b)[:, c0:c1] at column c0 of b (k x n), or row c0 of the
   // n x k b.  oneDNN's sgemm is row-major, like these.

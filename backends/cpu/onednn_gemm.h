@@ -8,7 +8,8 @@
 // runtime::ThreadPool and each panel is one call here, run sequentially on
 // the calling thread.  Debian's oneDNN parallelizes with OpenMP; its team
 // would compete with our pool for the cores (and spin after each call), so
-// every call first limits the calling thread's OpenMP team to itself.
+// every call limits the calling thread's OpenMP team to itself while it
+// runs (OneOpenMpThread).
 #ifndef TESSERA_BACKENDS_CPU_ONEDNN_GEMM_H_
 #define TESSERA_BACKENDS_CPU_ONEDNN_GEMM_H_
 
@@ -16,6 +17,20 @@
 
 namespace tessera {
 namespace cpu {
+
+// While alive, OpenMP parallel regions started by this thread (oneDNN's)
+// run on it alone; the thread's previous team size comes back after, since
+// the calling thread may be the user's, with OpenMP code of its own.
+class OneOpenMpThread {
+ public:
+  OneOpenMpThread();
+  ~OneOpenMpThread();
+  OneOpenMpThread(const OneOpenMpThread&) = delete;
+  OneOpenMpThread& operator=(const OneOpenMpThread&) = delete;
+
+ private:
+  int previous_;
+};
 
 // c[r0:r1, c0:c1] = op(a)[r0:r1, :] x op(b)[:, c0:c1] over k, as
 // eigen_dot_internal::GemmBlockF32: a stored m x k row-major with row

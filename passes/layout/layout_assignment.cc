@@ -243,8 +243,10 @@ bool IsBitcastTranspose(const HloInstruction& hlo) {
 // to [seq, heads, dim] and reshaped to [seq, width]): the transpose is
 // made row-major and the dot writes its result in the layout that makes
 // the transpose move nothing, when that keeps the dot's last (column)
-// dimension minor-most.  The GEMM then writes the transposed array
-// through its strides, and the transpose and the reshape are bitcasts.
+// dimension minor-most and the dot has at most one batch dimension (a
+// strided batch, which the CPU backend's GEMM writes in any order with
+// its rows).  The GEMM then writes the transposed array through its
+// strides, and the transpose and the reshape are bitcasts.
 int64_t DotsIntoTransposes(HloComputation* computation) {
   int64_t changed = 0;
   for (HloInstruction* hlo : computation->MakeInstructionPostOrder()) {
@@ -254,7 +256,8 @@ int64_t DotsIntoTransposes(HloComputation* computation) {
     }
     HloInstruction* dot = hlo->operands()[0];
     if (dot->opcode() != HloOpcode::kDot || dot->user_count() != 1 || dot->IsRoot() ||
-        !IsPlainArray(dot->shape())) {
+        !IsPlainArray(dot->shape()) ||
+        dot->dot_dimension_numbers().lhs_batch_dimensions.size() > 1) {
       continue;
     }
     Shape row_major = hlo->shape();

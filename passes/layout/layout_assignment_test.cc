@@ -220,6 +220,20 @@ ENTRY e {
   EXPECT_EQ(root->operand(0)->opcode(), HloOpcode::kBitcast);
   EXPECT_EQ(root->operand(0)->operand(0)->opcode(), HloOpcode::kBitcast);
   EXPECT_EQ(root->operand(0)->operand(0)->operand(0)->name(), "d");
+
+  // Two batch dimensions: the GEMM's strided batch is one; the dot stays.
+  std::unique_ptr<HloModule> two = Parse(R"(HloModule m
+ENTRY e {
+  p = f32[2,2,3,4] parameter(0)
+  v = f32[2,2,4,5] parameter(1)
+  d = f32[2,2,3,5] dot(p, v), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,1}, rhs_contracting_dims={2}
+  t = f32[3,2,2,5] transpose(d), dimensions={2,0,1,3}
+  ROOT r = f32[3,20] reshape(t)
+}
+)");
+  ASSERT_NE(two, nullptr);
+  (void)RunPassKeepingResults(pass, *two);
+  EXPECT_EQ(LayoutOf(*two, "d"), "{3,2,1,0}");
 }
 
 // A module already laid out for the kernels (NHWC/HWIO) is unchanged.

@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -17,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "backends/llvm_ir/llvm_jit_internal.h"
 #include "backends/llvm_ir/streaming_stores.h"
+#include "backends/llvm_ir/target_machine_pool.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -54,9 +58,10 @@ struct LlvmJit::Impl {
   std::string cpu_name;
   std::string cpu_features;
   std::string target_triple;
-  std::unique_ptr<llvm::TargetMachine> target_machine;  // for the optimizer
-  // Makes one target machine per compile thread (they are not thread-safe).
-  std::unique_ptr<llvm::orc::JITTargetMachineBuilder> machine_builder;
+  std::string data_layout;
+  // The target machines borrowed from the pool, one per compile (they are
+  // not thread-safe).
+  TargetConfig target;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   bool keep_optimized_ir = false;
   std::string last_optimized_ir;
@@ -78,21 +83,20 @@ std::string ErrorString(llvm::Error error) {
 // offers them only as command-line options, not TargetOptions fields):
 // - loop strength reduction: our loops index with a plain induction
 //   variable, which x86's addressing modes take as it is; 7-19% of each
-//   warm compile of the benchmark modules;
-// - the machine instruction schedulers before and after register
-//   allocation: the cores this runs on reorder instructions themselves;
-//   another 1-8% (transformer block 26.3-27.3 -> 25.5-26.8 ms, MLP step
-//   26.5-27.1 -> 25.1-25.3, in alternating runs).
-// Run times unchanged in both cases (softmax, layer norm, tanh chains and
-// the GELU epilogue timed in cache, A/B in the same minutes).
+//   warm compile of the benchmark modules, run times unchanged.
+// The machine instruction scheduler stays: with it off (for real, i.e.
+// given as an occurrence, which is what the pass consults), warm compiles
+// were 5-12% faster, but a tanh chain in cache ran 7% slower and an erf 8%
+// faster.  The post-RA schedulers do not run on x86 anyway.
 std::vector<std::pair<std::string, bool>> CodeGeneratorSettings() {
-  return {{"disable-lsr", true},
-          {"enable-misched", false},
-          {"post-RA-scheduler", false},
-          {"enable-post-misched", false}};
+  return {{"disable-lsr", true}};
 }
 
 namespace {
+
+// TESSERA_LLVM_ARGS, or null.  Part of the object cache's key, since the
+// options change the code.
+const char* ExtraLlvmArguments() { return std::getenv("TESSERA_LLVM_ARGS"); }
 
 void InitializeLlvmOnce() {
   static std::once_flag once;
@@ -102,8 +106,22 @@ void InitializeLlvmOnce() {
     llvm::InitializeNativeTargetAsmParser();
     for (const auto& [name, value] : CodeGeneratorSettings()) {
       llvm::StringMap<llvm::cl::Option*>& options = llvm::cl::getRegisteredOptions();
+      // As an occurrence on a command line, not only a value: some passes
+      // ask whether the option was given at all.
       if (auto it = options.find(name); it != options.end()) {
-        static_cast<llvm::cl::opt<bool>*>(it->second)->setValue(value);
+        it->second->addOccurrence(/*pos=*/1, name, value ? "true" : "false");
+      }
+    }
+    // Then any LLVM options of the user's (a tool for experiments, as
+    // XLA's --xla_backend_extra_options): TESSERA_LLVM_ARGS="-opt=value ...".
+    // Bad options are reported and ignored, never an exit.
+    if (ExtraLlvmArguments() != nullptr) {
+      const char* argv0[] = {"tessera"};
+      std::string errors;
+      llvm::raw_string_ostream error_stream(errors);
+      if (!llvm::cl::ParseCommandLineOptions(1, argv0, "", &error_stream, "TESSERA_LLVM_ARGS")) {
+        std::fprintf(stderr, "tessera: ignoring TESSERA_LLVM_ARGS: %s\n",
+                     error_stream.str().c_str());
       }
     }
   });
@@ -120,6 +138,45 @@ std::string HostFeatureString() {
   std::sort(features.begin(), features.end());
   return absl::StrJoin(features, ",");
 }
+
+// The host, detected once: the CPU does not change under the process, and
+// detection (cpuid and parsing) is a measurable share of a small compile.
+struct HostTarget {
+  std::string cpu_name;
+  std::string features;
+  llvm::Triple triple;
+};
+
+const HostTarget& Host() {
+  static const HostTarget* host = [] {
+    auto* detected = new HostTarget;
+    detected->cpu_name = std::string(llvm::sys::getHostCPUName());
+    detected->features = HostFeatureString();
+    detected->triple = llvm::Triple(llvm::sys::getProcessTriple());
+    return detected;
+  }();
+  return *host;
+}
+
+// The JIT's compiler for modules added as IR: one of the pool's target
+// machines per module, so that the JIT makes none of its own.
+class PooledCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
+ public:
+  PooledCompiler(TargetConfig target, llvm::orc::IRSymbolMapper::ManglingOptions mangling)
+      : IRCompiler(mangling), target_(std::move(target)) {}
+
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module& module) override {
+    absl::StatusOr<TargetMachineLease> machine = BorrowTargetMachine(target_);
+    if (!machine.ok()) {
+      return llvm::make_error<llvm::StringError>(std::string(machine.status().message()),
+                                                 llvm::inconvertibleErrorCode());
+    }
+    return llvm::orc::SimpleCompiler(**machine)(module);
+  }
+
+ private:
+  TargetConfig target_;
+};
 
 llvm::CodeGenOptLevel CodeGenLevel(int opt_level) {
   switch (opt_level) {
@@ -152,8 +209,7 @@ void DumpModule(const JitOptions& options, const llvm::Module& module, absl::str
 
 // Runs the default module pipeline of the new pass manager at the JIT's
 // level, with the target's cost model (so the vectorizers see AVX-512).
-void Optimize(LlvmJit::Impl& impl, llvm::Module& module,
-              llvm::TargetMachine* target_machine = nullptr) {
+void Optimize(LlvmJit::Impl& impl, llvm::Module& module, llvm::TargetMachine& target_machine) {
   llvm::LoopAnalysisManager loop_analyses;
   llvm::FunctionAnalysisManager function_analyses;
   llvm::CGSCCAnalysisManager cgscc_analyses;
@@ -162,8 +218,7 @@ void Optimize(LlvmJit::Impl& impl, llvm::Module& module,
   tuning.LoopVectorization = impl.options.opt_level >= 2;
   tuning.SLPVectorization = impl.options.opt_level >= 2;
   tuning.LoopUnrolling = impl.options.loop_unrolling;
-  llvm::PassBuilder builder(target_machine != nullptr ? target_machine : impl.target_machine.get(),
-                            tuning);
+  llvm::PassBuilder builder(&target_machine, tuning);
   builder.registerModuleAnalyses(module_analyses);
   builder.registerCGSCCAnalyses(cgscc_analyses);
   builder.registerFunctionAnalyses(function_analyses);
@@ -194,11 +249,11 @@ std::string ObjectCachePath(const LlvmJit::Impl& impl, const llvm::Module& modul
   llvm::raw_string_ostream stream(ir);
   module.print(stream, nullptr);
   stream.flush();
-  const std::string key =
-      Sha256Hex(absl::StrCat(kObjectCacheFormat, "\n", LLVM_VERSION_STRING, "\n",
-                             impl.target_triple, "\n", impl.cpu_name, "\n", impl.cpu_features,
-                             "\nO", impl.options.opt_level,
-                             impl.options.loop_unrolling ? " unroll" : "", "\n", ir));
+  const std::string key = Sha256Hex(absl::StrCat(
+      kObjectCacheFormat, "\n", LLVM_VERSION_STRING, "\n", impl.target_triple, "\n", impl.cpu_name,
+      "\n", impl.cpu_features, "\nO", impl.options.opt_level,
+      impl.options.loop_unrolling ? " unroll" : "",
+      "\nllvm args: ", ExtraLlvmArguments() != nullptr ? ExtraLlvmArguments() : "", "\n", ir));
   return absl::StrCat(impl.options.cache_dir, "/", key, ".o");
 }
 
@@ -249,37 +304,43 @@ absl::StatusOr<std::unique_ptr<LlvmJit>> LlvmJit::Create(const JitOptions& optio
   InitializeLlvmOnce();
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-  impl->cpu_name = options.cpu.empty() ? std::string(llvm::sys::getHostCPUName())
-                                       : options.cpu;
-  impl->cpu_features = options.cpu.empty() && options.features.empty() ? HostFeatureString()
-                                                                       : options.features;
+  const HostTarget& host = Host();
+  impl->cpu_name = options.cpu.empty() ? host.cpu_name : options.cpu;
+  impl->cpu_features =
+      options.cpu.empty() && options.features.empty() ? host.features : options.features;
 
-  llvm::Expected<llvm::orc::JITTargetMachineBuilder> host =
-      llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!host) {
-    return absl::InternalError(
-        absl::StrCat("cannot detect the host target: ", ErrorString(host.takeError())));
-  }
-  llvm::orc::JITTargetMachineBuilder machine_builder = std::move(*host);
+  llvm::orc::JITTargetMachineBuilder machine_builder(host.triple);
   machine_builder.setCPU(impl->cpu_name);
   machine_builder.getFeatures() = llvm::SubtargetFeatures(impl->cpu_features);
   machine_builder.setCodeGenOptLevel(CodeGenLevel(options.opt_level));
   impl->target_triple = machine_builder.getTargetTriple().str();
+  impl->target = TargetConfig{impl->target_triple, impl->cpu_name, impl->cpu_features,
+                              CodeGenLevel(options.opt_level)};
 
-  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> target_machine =
-      machine_builder.createTargetMachine();
-  if (!target_machine) {
-    return absl::InternalError(absl::StrCat("cannot create a target machine for ",
-                                            impl->cpu_name, ": ",
-                                            ErrorString(target_machine.takeError())));
+  // Borrowing one checks that the target can be made (and primes the pool).
+  llvm::DataLayout data_layout("");
+  {
+    absl::StatusOr<TargetMachineLease> machine = BorrowTargetMachine(impl->target);
+    if (!machine.ok()) return machine.status();
+    data_layout = (*machine)->createDataLayout();
   }
-  impl->target_machine = std::move(*target_machine);
-  impl->machine_builder = std::make_unique<llvm::orc::JITTargetMachineBuilder>(machine_builder);
+  impl->data_layout = data_layout.getStringRepresentation();
 
   // LLJIT links a JITDylib of the process's own symbols by default, so
-  // calls to libm and libgcc resolve without a table of ours.
+  // calls to libm and libgcc resolve without a table of ours.  With the
+  // data layout and the compiler given, it makes no target machine.
+  const TargetConfig target = impl->target;
   llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> jit =
-      llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(machine_builder)).create();
+      llvm::orc::LLJITBuilder()
+          .setJITTargetMachineBuilder(machine_builder)
+          .setDataLayout(data_layout)
+          .setCompileFunctionCreator(
+              [target](llvm::orc::JITTargetMachineBuilder builder)
+                  -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                return std::make_unique<PooledCompiler>(
+                    target, llvm::orc::irManglingOptionsFromTargetOptions(builder.getOptions()));
+              })
+          .create();
   if (!jit) {
     return absl::InternalError(
         absl::StrCat("cannot create the ORC JIT: ", ErrorString(jit.takeError())));
@@ -327,7 +388,7 @@ ModuleWithContext CreateModule(const LlvmJit& jit, absl::string_view name) {
                                                  *result.context);
   LlvmJit::Impl& impl = const_cast<LlvmJit&>(jit).impl();
   result.module->setTargetTriple(impl.target_triple);
-  result.module->setDataLayout(impl.target_machine->createDataLayout());
+  result.module->setDataLayout(impl.data_layout);
   return result;
 }
 
@@ -337,7 +398,7 @@ namespace {
 // generator read the CPU from each function).
 absl::Status PrepareModule(LlvmJit::Impl& impl, llvm::Module& m) {
   if (m.getTargetTriple().empty()) m.setTargetTriple(impl.target_triple);
-  m.setDataLayout(impl.target_machine->createDataLayout());
+  m.setDataLayout(impl.data_layout);
   std::string problems;
   llvm::raw_string_ostream problem_stream(problems);
   if (llvm::verifyModule(m, &problem_stream)) {
@@ -484,7 +545,7 @@ absl::Status AddModules(LlvmJit& jit, std::vector<ModuleWithContext> modules, in
   const bool cached = !impl.options.cache_dir.empty();
   std::atomic<size_t> next{0};
   auto work = [&] {
-    std::unique_ptr<llvm::TargetMachine> machine;
+    std::optional<TargetMachineLease> machine;
     for (size_t g = next.fetch_add(1); g < plan.size(); g = next.fetch_add(1)) {
       GroupResult& result = results[g];
       std::vector<ModuleWithContext*> members;
@@ -512,18 +573,16 @@ absl::Status AddModules(LlvmJit& jit, std::vector<ModuleWithContext> modules, in
           continue;
         }
       }
-      if (machine == nullptr) {
-        llvm::Expected<std::unique_ptr<llvm::TargetMachine>> created =
-            impl.machine_builder->createTargetMachine();
-        if (!created) {
-          result.status = absl::InternalError(
-              absl::StrCat("cannot create a target machine: ", ErrorString(created.takeError())));
+      if (!machine.has_value()) {
+        absl::StatusOr<TargetMachineLease> borrowed = BorrowTargetMachine(impl.target);
+        if (!borrowed.ok()) {
+          result.status = borrowed.status();
           continue;
         }
-        machine = std::move(*created);
+        machine.emplace(std::move(*borrowed));
       }
-      Optimize(impl, m, machine.get());
-      llvm::orc::SimpleCompiler compiler(*machine);
+      Optimize(impl, m, **machine);
+      llvm::orc::SimpleCompiler compiler(**machine);
       llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> object = compiler(m);
       if (!object) {
         result.status = absl::InternalError(absl::StrCat(
@@ -583,7 +642,9 @@ absl::Status AddModule(LlvmJit& jit, ModuleWithContext module) {
       llvm::consumeError(std::move(error));
     }
   }
-  Optimize(impl, m);
+  absl::StatusOr<TargetMachineLease> machine = BorrowTargetMachine(impl.target);
+  if (!machine.ok()) return machine.status();
+  Optimize(impl, m, **machine);
   if (impl.keep_optimized_ir) {
     impl.last_optimized_ir.clear();
     llvm::raw_string_ostream ir_stream(impl.last_optimized_ir);
@@ -592,7 +653,7 @@ absl::Status AddModule(LlvmJit& jit, ModuleWithContext module) {
   llvm::Error error = llvm::Error::success();
   if (cached) {
     // Compile here rather than lazily in the JIT, to keep the object.
-    llvm::orc::SimpleCompiler compiler(*impl.target_machine);
+    llvm::orc::SimpleCompiler compiler(**machine);
     llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> object = compiler(m);
     if (!object) {
       return absl::InternalError(absl::StrCat("cannot compile LLVM module '",

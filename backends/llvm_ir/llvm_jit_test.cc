@@ -203,6 +203,7 @@ TEST(LlvmJitTest, CodeGeneratorSettingsAreSet) {
     auto it = options.find(name);
     ASSERT_NE(it, options.end()) << name;
     EXPECT_EQ(static_cast<llvm::cl::opt<bool>*>(it->second)->getValue(), value) << name;
+    EXPECT_GT(it->second->getNumOccurrences(), 0) << name << " must read as given";
   }
 }
 

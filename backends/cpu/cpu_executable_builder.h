@@ -114,6 +114,13 @@ class CpuExecutableBuilder {
     kernel_options.noalias.push_back(result_alone);
     return kernel_options;
   }
+  // KernelOptions for a GEMM's or convolution's epilogue.
+  LoopKernelOptions EpilogueOptions(const std::vector<BufferSlice>& operands,
+                                    const BufferSlice& result, int64_t partitions = 0) const {
+    LoopKernelOptions kernel_options = KernelOptions(operands, result, partitions);
+    kernel_options.epilogue = true;
+    return kernel_options;
+  }
   // Thread-pool blocks for a kernel writing `shape`.
   int64_t Partitions(const Shape& shape) const {
     if (!shape.IsArray() || shape.ElementCount() <= options_.parallel_min_elements) return 1;

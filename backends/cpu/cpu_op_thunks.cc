@@ -367,7 +367,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
     kernel_operands.push_back(results[0]);
     TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
                         executable_.kernel_compiler_->Compile(
-                            *epilogue, KernelOptions(kernel_operands, results[0])));
+                            *epilogue, EpilogueOptions(kernel_operands, results[0])));
     std::vector<BufferSlice> kernel_buffers = kernel_operands;
     kernel_buffers.push_back(results[0]);
     return std::unique_ptr<CpuThunk>(std::make_unique<DotThunk>(
@@ -388,7 +388,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
       kernel_operands.push_back(results[0]);
       TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
                           executable_.kernel_compiler_->Compile(
-                              *epilogue, KernelOptions(kernel_operands, results[0])));
+                              *epilogue, EpilogueOptions(kernel_operands, results[0])));
       if (kernel->work_size() == conv_plan.batch) {
         std::vector<BufferSlice> kernel_buffers = kernel_operands;
         kernel_buffers.push_back(results[0]);
@@ -428,7 +428,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
     const int64_t partitions = Partitions(outputs[i]->shape());
     TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
                         executable_.kernel_compiler_->Compile(
-                            *epilogue, KernelOptions(kernel_operands, results[i], partitions)));
+                            *epilogue, EpilogueOptions(kernel_operands, results[i], partitions)));
     steps.push_back(std::make_unique<KernelThunk>(
         absl::StrCat(fusion->name(), ".epilogue", outputs.size() > 1 ? absl::StrCat(i) : ""),
         std::move(kernel), kernel_operands, results[i], partitions));

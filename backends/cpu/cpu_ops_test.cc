@@ -691,6 +691,59 @@ ENTRY e {
   EXPECT_GT(counts.native, 0);
 }
 
+// Rank-1 kernels split across threads: whole blocks of 256 bytes (a
+// constant inner loop) and one scalar loop for the elements on either side
+// of them, with and without streaming stores, sizes around the block (64
+// f32s) and the partition boundary, element widths from 1 to 8 bytes, and
+// polynomial tanh and erf (interleaved vector bodies).
+TEST(CpuOpsTest, BlockedRangesMatchTheEvaluator) {
+  for (const bool streamed : {false, true}) {
+    CpuCompileOptions options;
+    options.parallel_min_elements = 0;
+    options.streaming_store_bytes = streamed ? 0 : int64_t{1} << 40;
+    for (const std::string size :
+         {"1", "7", "63", "64", "65", "127", "128", "129", "1025", "4099"}) {
+      SCOPED_TRACE(absl::StrCat(size, streamed ? " streamed" : ""));
+      Counts counts;
+      for (const std::string function : {"tanh", "erf"}) {
+        const std::string polynomial =
+            absl::StrReplaceAll(R"(
+HloModule blocked
+
+ENTRY e {
+  x = f32[SIZE] parameter(0)
+  a = f32[] parameter(1)
+  ab = f32[SIZE] broadcast(a), dimensions={}
+  ax = f32[SIZE] multiply(ab, x)
+  ROOT t = f32[SIZE] FUNCTION(ax)
+}
+)",
+                                {{"SIZE", size}, {"FUNCTION", function}});
+        SCOPED_TRACE(function);
+        CheckModule(polynomial, {}, &counts, options);
+        EXPECT_EQ(counts.fallback, 0) << Fallbacks(polynomial, options);
+        EXPECT_EQ(counts.streaming, streamed ? 1 : 0);
+      }
+      for (const std::string type : {"f64", "f16", "s8", "u16", "s64"}) {
+        const std::string text = absl::StrReplaceAll(R"(
+HloModule blocked_ELT
+
+ENTRY e {
+  x = ELT[SIZE] parameter(0)
+  y = ELT[SIZE] parameter(1)
+  p = ELT[SIZE] multiply(x, y)
+  ROOT r = ELT[SIZE] add(p, x)
+}
+)",
+                                                     {{"SIZE", size}, {"ELT", type}});
+        SCOPED_TRACE(type);
+        CheckModule(text, {}, &counts, options);
+        EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, options);
+      }
+    }
+  }
+}
+
 // Results written with non-temporal stores (forced at every size here):
 // the aligned part, the head peeled before it (split over threads, chunks
 // start anywhere), odd sizes, every element width, a column-major result.

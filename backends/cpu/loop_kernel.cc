@@ -193,8 +193,8 @@ int64_t BlockElements(int64_t element_bytes) {
 // The vectorizer would emit all of these per loop (a polynomial kernel's
 // math seven times over: a scalar head, four interleaved vector copies, a
 // vector epilogue, a scalar remainder); here the math appears in the
-// vector body and once in the scalar loop (rank-1 elementwise chain's warm
-// compile: see the commit).
+// vector body and once in the scalar loop (the 16M-element elementwise
+// chain's warm compile: 11.3 -> 9.5 ms, and 8.6-9.0 with kStreamingInterleave).
 // With `streaming`, the blocks start at the first 64-byte boundary of the
 // result, which an llvm.assume tells the optimizer per block, so that its
 // vector stores carry that alignment and StreamingStoresPass can make them

@@ -141,11 +141,9 @@ absl::StatusOr<int64_t> EmitUpdateInPlace(const HloInstruction& update_slice,
 // busy (elementwise chain's tanh, computed in cache: 0.154 -> 0.115 ms per
 // million elements on this 2-core Zen 5).
 constexpr int kLongChainInterleave = 4;
-// ... but 2 where the kernel streams its result (it is larger than the
-// caches, so memory bound): as fast as 4 (elementwise chain 16M: 2.14-2.21
-// against 2.25-2.28 ms, alternating runs), and two vector copies of the
-// math fewer to compile.
-constexpr int kStreamingInterleave = 2;
+// (Also where the kernel streams its result, larger than the caches: the
+// 16M-element tanh chain ran 1.89 ms at 4 and 2.22 ms at 2, alternating
+// runs in a quiet minute; it is compute bound as much as memory bound.)
 
 // Whether `computation` computes, in its own float type, a function whose
 // polynomial (polynomial_math.h) is a long chain: not sqrt or rsqrt, one
@@ -194,7 +192,7 @@ int64_t BlockElements(int64_t element_bytes) {
 // math seven times over: a scalar head, four interleaved vector copies, a
 // vector epilogue, a scalar remainder); here the math appears in the
 // vector body and once in the scalar loop (the 16M-element elementwise
-// chain's warm compile: 11.3 -> 9.5 ms, and 8.6-9.0 with kStreamingInterleave).
+// chain's warm compile: 11.3 -> 9.5 ms).
 // With `streaming`, the blocks start at the first 64-byte boundary of the
 // result, which an llvm.assume tells the optimizer per block, so that its
 // vector stores carry that alignment and StreamingStoresPass can make them
@@ -278,8 +276,7 @@ absl::Status EmitBlockedInnermostLoops(int64_t dimension, llvm::Value* start, ll
   }
   llvm_ir::ForLoop inner =
       llvm_ir::ForLoop::Emit(absl::StrCat("d", dimension), constant(0), constant(block), b);
-  if (long_chains)
-    inner.SetInterleaveCount(streaming ? kStreamingInterleave : kLongChainInterleave);
+  if (long_chains) inner.SetInterleaveCount(kLongChainInterleave);
   llvm::Value* j = inner.induction_variable();
   TS_RETURN_IF_ERROR(emit_element(b->CreateAdd(first, j, "", /*HasNUW=*/true, /*HasNSW=*/true),
                                   b->CreateInBoundsGEP(element, base, {j})));

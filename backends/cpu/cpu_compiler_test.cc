@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -89,6 +90,74 @@ ENTRY main {
     EXPECT_EQ((*executable)->stats().reused_kernels, reused);
     EXPECT_EQ((*executable)->stats().fallback_instructions, 0);
     CheckModule(text);
+  }
+}
+
+// The LLVM IR (before and after optimization) of every module compiled
+// for `text` with `options`, by file name, through JitOptions::dump_dir.
+std::map<std::string, std::string> CompiledIr(absl::string_view text, CpuCompileOptions options,
+                                              absl::string_view name) {
+  const std::filesystem::path dir =
+      std::filesystem::path(std::getenv("TEST_TMPDIR")) / std::string(name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  options.jit.dump_dir = dir.string();
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return {};
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(*std::move(module), options);
+  EXPECT_TRUE(executable.ok()) << executable.status();
+  std::map<std::string, std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    files[entry.path().filename().string()] = ReadAll(entry.path());
+  }
+  return files;
+}
+
+// The loop shapes that keep compile time down (loop_kernel.cc): a rank-1
+// polynomial kernel split over threads runs whole blocks plus one scalar
+// leftover loop, so the vectorizer makes no vector epilogue; an
+// elementwise polynomial loop is interleaved, a GEMM's epilogue is not.
+TEST(CpuCompilerTest, KernelLoopShapes) {
+  CpuCompileOptions split;
+  split.parallel_min_elements = 0;
+  split.streaming_store_bytes = int64_t{1} << 40;
+  const std::map<std::string, std::string> blocked = CompiledIr(R"(
+HloModule blocked
+ENTRY e {
+  x = f32[4099] parameter(0)
+  ROOT t = f32[4099] tanh(x)
+}
+)",
+                                                                split, "blocked");
+  ASSERT_EQ(blocked.size(), 2u);  // NAME.ll and NAME.opt.ll
+  for (const auto& [file, ir] : blocked) {
+    SCOPED_TRACE(file);
+    if (absl::EndsWith(file, ".opt.ll")) {
+      EXPECT_TRUE(absl::StrContains(ir, "<16 x float>"));  // vectorized
+      EXPECT_FALSE(absl::StrContains(ir, "vec.epilog"));
+    } else {
+      EXPECT_TRUE(absl::StrContains(ir, "d0.leftover"));
+      EXPECT_TRUE(absl::StrContains(ir, "d0.block"));
+      EXPECT_TRUE(absl::StrContains(ir, "llvm.loop.interleave.count"));
+    }
+  }
+  const std::map<std::string, std::string> epilogue = CompiledIr(R"(
+HloModule epilogue
+ENTRY e {
+  x = f32[64,64] parameter(0)
+  w = f32[64,64] parameter(1)
+  d = f32[64,64] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = f32[64,64] tanh(d)
+}
+)",
+                                                                 CpuCompileOptions{}, "epilogue");
+  ASSERT_EQ(epilogue.size(), 2u);
+  for (const auto& [file, ir] : epilogue) {
+    if (absl::EndsWith(file, ".opt.ll")) continue;
+    EXPECT_TRUE(absl::StrContains(ir, "tanh") || absl::StrContains(ir, "fdiv")) << ir;
+    EXPECT_FALSE(absl::StrContains(ir, "llvm.loop.interleave.count")) << file;
   }
 }
 

@@ -215,9 +215,9 @@ absl::Status EmitBlockedInnermostLoops(int64_t dimension, llvm::Value* start, ll
   auto element_pointer = [&](llvm::Value* i) {
     return b->CreateInBoundsGEP(element, result.base(), {b->CreateAdd(outer_linear, i)});
   };
-  // Element `i` (at `pointer`): its value from the generator, stored (as
-  // the result array stores it where its memory type differs, PRED's byte;
-  // streamed results have none such).
+  // Element `i`: its value from the generator, stored at `pointer` when
+  // streaming (whose results store values as they are), else as the result
+  // array stores it (PRED as a byte).
   auto emit_element = [&](llvm::Value* i, llvm::Value* pointer) -> absl::Status {
     multi_index[dimension] = i;
     llvm::Value* linear = b->CreateAdd(outer_linear, i, "linear", /*HasNUW=*/true,
@@ -258,7 +258,7 @@ absl::Status EmitBlockedInnermostLoops(int64_t dimension, llvm::Value* start, ll
     llvm::Value* k = loop.induction_variable();
     llvm::Value* i = b->CreateSelect(b->CreateICmpSLT(k, before), b->CreateAdd(start, k),
                                      b->CreateAdd(blocks_end, b->CreateSub(k, before)));
-    TS_RETURN_IF_ERROR(emit_element(i, element_pointer(i)));
+    TS_RETURN_IF_ERROR(emit_element(i, streaming ? element_pointer(i) : nullptr));
     loop.Finish(b);
   }
   // The blocks.  Each block's first element has the blocks' alignment; the
@@ -270,7 +270,7 @@ absl::Status EmitBlockedInnermostLoops(int64_t dimension, llvm::Value* start, ll
   llvm::Value* first = b->CreateAdd(
       blocks_start, b->CreateMul(outer.induction_variable(), constant(block), "", /*HasNUW=*/true,
                                  /*HasNSW=*/true));
-  llvm::Value* base = element_pointer(first);
+  llvm::Value* base = streaming ? element_pointer(first) : nullptr;
   if (streaming) {
     b->CreateAlignmentAssumption(b->GetInsertBlock()->getModule()->getDataLayout(), base, 64);
   }
@@ -279,7 +279,7 @@ absl::Status EmitBlockedInnermostLoops(int64_t dimension, llvm::Value* start, ll
   if (long_chains) inner.SetInterleaveCount(kLongChainInterleave);
   llvm::Value* j = inner.induction_variable();
   TS_RETURN_IF_ERROR(emit_element(b->CreateAdd(first, j, "", /*HasNUW=*/true, /*HasNSW=*/true),
-                                  b->CreateInBoundsGEP(element, base, {j})));
+                                  streaming ? b->CreateInBoundsGEP(element, base, {j}) : nullptr));
   inner.Finish(b);
   outer.Finish(b);
   return absl::OkStatus();

@@ -114,7 +114,8 @@ void InitializeLlvmOnce() {
     }
     // Then any LLVM options of the user's (a tool for experiments, as
     // XLA's --xla_backend_extra_options): TESSERA_LLVM_ARGS="-opt=value ...".
-    // Bad options are reported and ignored, never an exit.
+    // A bad option is reported (LLVM may have taken the ones before it),
+    // never an exit.
     if (ExtraLlvmArguments() != nullptr) {
       const char* argv0[] = {"tessera"};
       std::string errors;

@@ -57,7 +57,7 @@ absl::StatusOr<std::shared_ptr<void*>> LoopKernelCompiler::CompileComparator(
     parameters.push_back(value);
   }
   std::unique_ptr<llvm_ir::ElementalIrEmitter> emitter =
-      MakeEmitter(/*polynomial_math=*/false, module.module.get(), &b);
+      MakeEmitter(KernelMath::kLibrary, module.module.get(), &b);
   TS_ASSIGN_OR_RETURN(std::vector<llvm::Value*> result,
                       EmitScalarComputation(comparator, parameters, emitter.get(), &b));
   b.CreateRet(b.CreateZExt(result[0], b.getInt8Ty()));

@@ -15,6 +15,7 @@
 #include "backends/llvm_ir/kernel_support.h"
 #include "backends/llvm_ir/llvm_jit_internal.h"
 #include "backends/llvm_ir/loop_emitter.h"
+#include "backends/llvm_ir/math_library.h"
 #include "backends/llvm_ir/polynomial_math.h"
 #include "backends/llvm_ir/streaming_stores.h"
 #include "hlo/ir/status_macros.h"
@@ -41,10 +42,16 @@ using llvm_ir::CheckKernelArrayShape;
 using llvm_ir::EmitConstantArray;
 using llvm_ir::ToStringRef;
 
-std::unique_ptr<llvm_ir::ElementalIrEmitter> MakeEmitter(bool polynomial_math,
-                                                         llvm::Module* module,
+std::unique_ptr<llvm_ir::ElementalIrEmitter> MakeEmitter(KernelMath math, llvm::Module* module,
                                                          llvm::IRBuilder<>* b) {
-  if (polynomial_math) return std::make_unique<llvm_ir::PolynomialMathEmitter>(module, b);
+  switch (math) {
+    case KernelMath::kRoutines:
+      return std::make_unique<llvm_ir::MathRoutineEmitter>(module, b);
+    case KernelMath::kInline:
+      return std::make_unique<llvm_ir::PolynomialMathEmitter>(module, b);
+    case KernelMath::kLibrary:
+      break;
+  }
   return std::make_unique<llvm_ir::ElementalIrEmitter>(module, b);
 }
 
@@ -161,6 +168,53 @@ bool HasPolynomialMathOp(const HloComputation& computation) {
   return false;
 }
 
+// Whether `computation` has a reduction: then it inlines its polynomials
+// rather than calling the routines (KernelMath).
+bool HasReduction(const HloComputation& computation) {
+  for (const HloInstruction* hlo : computation.instructions()) {
+    if (hlo->opcode() == HloOpcode::kReduce || hlo->opcode() == HloOpcode::kReduceWindow) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The vector width (elements per vector iteration) of a long-chain loop
+// that calls math routines: 256 bytes of the widest type the routines
+// compute in (4 AVX-512 registers, as kLongChainInterleave gives inlined
+// polynomials): 64 elements, or 32 where a routine works in f64 (an f32
+// erf too, whose routine would otherwise be twice the code to compile).
+int64_t RoutineLoopWidth(const HloComputation& computation) {
+  for (const HloInstruction* hlo : computation.instructions()) {
+    const std::optional<llvm_ir::MathFunction> function = llvm_ir::MathFunctionOf(hlo->opcode());
+    if (function.has_value() &&
+        llvm_ir::PolynomialComputesInF64(*function, hlo->shape().element_type() == F64)) {
+      return 32;
+    }
+  }
+  return 64;  // f32 (and F16/BF16, computed in f32)
+}
+
+// Sets the vectorizer's hints on the innermost loop of a kernel with long
+// chains (HasPolynomialMathOp).  Inlined polynomials: 4 vector iterations
+// interleaved.  Routines: one vector iteration of `width` elements, so
+// that each call computes 4 registers' worth (a `<64 x float>` routine,
+// which the code generator splits into 4 interleaved chains): as 4 calls
+// of one register each, the chains could not overlap, and the registers
+// live across each call were spilled around it (the 16M-element tanh
+// chain ran 2.6 ms that way, 1.95 ms as one call, 1.88 ms inlined).  A
+// loop of fewer iterations than `width` (`trip_count`, when known) gets
+// the vectorizer's own width.
+void MarkLongChainLoop(llvm_ir::ForLoop& loop, KernelMath math, int64_t width,
+                       std::optional<int64_t> trip_count) {
+  if (math == KernelMath::kRoutines && (!trip_count.has_value() || *trip_count >= width)) {
+    loop.SetVectorWidth(static_cast<int>(width));
+    loop.SetInterleaveCount(1);
+    return;
+  }
+  loop.SetInterleaveCount(kLongChainInterleave);
+}
+
 // Whether an elementwise kernel writing `shape` should stream its stores:
 // a result at least the threshold's size, of an element type whose values
 // are stored as they are (not PRED's bytes) and whose size divides 64.
@@ -203,7 +257,8 @@ absl::Status EmitBlockedInnermostLoops(int64_t dimension, llvm::Value* start, ll
                                        llvm::Value* outer_linear,
                                        std::vector<llvm::Value*> multi_index,
                                        const llvm_ir::ElementGenerator& generator,
-                                       const IrArray& result, bool long_chains, bool streaming,
+                                       const IrArray& result, bool long_chains, KernelMath math,
+                                       int64_t routine_width, bool streaming,
                                        llvm::IRBuilder<>* b) {
   llvm::LLVMContext& context = b->getContext();
   llvm::Type* i64 = b->getInt64Ty();
@@ -276,7 +331,7 @@ absl::Status EmitBlockedInnermostLoops(int64_t dimension, llvm::Value* start, ll
   }
   llvm_ir::ForLoop inner =
       llvm_ir::ForLoop::Emit(absl::StrCat("d", dimension), constant(0), constant(block), b);
-  if (long_chains) inner.SetInterleaveCount(kLongChainInterleave);
+  if (long_chains) MarkLongChainLoop(inner, math, std::min(routine_width, block), block);
   llvm::Value* j = inner.induction_variable();
   TS_RETURN_IF_ERROR(emit_element(b->CreateAdd(first, j, "", /*HasNUW=*/true, /*HasNSW=*/true),
                                   streaming ? b->CreateInBoundsGEP(element, base, {j}) : nullptr));
@@ -351,8 +406,13 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   llvm::Value* end = body->getArg(buffer_count + 1);
   b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", body));
 
-  std::unique_ptr<llvm_ir::ElementalIrEmitter> emitter =
-      MakeEmitter(options.polynomial_math, module.module.get(), &b);
+  // Routines, unless the kernel reduces: a reduction's accumulators are
+  // live across each call and, all vector registers being caller-saved,
+  // spilled and reloaded around it (softmax 4096x1024: 0.517 -> 0.545 ms).
+  const KernelMath math = !options.polynomial_math    ? KernelMath::kLibrary
+                          : HasReduction(computation) ? KernelMath::kInline
+                                                      : KernelMath::kRoutines;
+  std::unique_ptr<llvm_ir::ElementalIrEmitter> emitter = MakeEmitter(math, module.module.get(), &b);
   Shape shape = root->shape();
   if (!shape.has_layout()) shape.set_layout(Layout::Descending(shape.rank()));
   const std::optional<RowPlan> row_plan = PlanRowKernel(computation, shape);
@@ -559,13 +619,18 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
       const bool unknown_range = rank == 1 && !options.whole_range && !row_plan.has_value();
       if (k == 0 && (streaming || (long_chains && unknown_range))) {
         TS_RETURN_IF_ERROR(EmitBlockedInnermostLoops(dimension, start, stop, linear, multi_index,
-                                                     generator, result, long_chains, streaming,
-                                                     &b));
+                                                     generator, result, long_chains, math,
+                                                     RoutineLoopWidth(computation), streaming, &b));
         stored = true;
         break;
       }
       loops.push_back(llvm_ir::ForLoop::Emit(absl::StrCat("d", dimension), start, stop, &b));
-      if (k == 0 && long_chains) loops.back().SetInterleaveCount(kLongChainInterleave);
+      if (k == 0 && long_chains) {
+        MarkLongChainLoop(loops.back(), math, RoutineLoopWidth(computation),
+                          row_plan.has_value() || rank > 1 || options.whole_range
+                              ? std::optional<int64_t>(shape.dimensions(dimension))
+                              : std::nullopt);
+      }
       llvm::Value* iv = loops.back().induction_variable();
       multi_index[dimension] = iv;
       if (row_plan.has_value() && static_cast<int64_t>(loops.size()) == row_plan->rows) {

@@ -10,10 +10,12 @@
 // emitter) and Finalize() optimizes and compiles all of them at once, in
 // parallel, in one ORC JIT at O3 for the host.  What a kernel holds:
 // - elementwise and shape ops, pad, concatenate, dynamic slices, gather
-//   (backends/llvm_ir's element generators); f32/f64 transcendentals from
-//   PolynomialMathEmitter (vectorizable, with the ULP bounds of
-//   backends/llvm_ir/polynomial_math.h) unless turned off (then the C
-//   library, bit-exact with the evaluator);
+//   (backends/llvm_ir's element generators); f32/f64 transcendentals as
+//   the polynomials of backends/llvm_ir/polynomial_math.h (vectorizable,
+//   with its ULP bounds): calls of their routines (math_library.h,
+//   compiled once per process) in kernels without reductions, inlined in
+//   kernels with them; unless turned off (then the C library, bit-exact
+//   with the evaluator);
 // - one-operand `reduce`s with a scalar elementwise reducer
 //   (reduce_emitter.cc): each result element folds its operand's elements
 //   from the init value in the evaluator's order (bit for bit), or, where

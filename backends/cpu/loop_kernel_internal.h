@@ -122,10 +122,15 @@ llvm::Function* CreateKernelEntry(llvm::Module* module, absl::string_view name);
 llvm::Value* LoadKernelBuffer(llvm::Function* entry, int64_t i, llvm::IRBuilder<>* b,
                               absl::string_view name = "");
 
-// The elemental emitter kernels use: polynomial transcendentals or the C
-// library's.
-std::unique_ptr<llvm_ir::ElementalIrEmitter> MakeEmitter(bool polynomial_math,
-                                                         llvm::Module* module,
+// How a kernel computes transcendental functions.
+enum class KernelMath {
+  kLibrary,   // the C library's functions
+  kInline,    // polynomial_math.h's polynomials, inlined
+  kRoutines,  // calls of math_library.h's routines of those polynomials
+};
+
+// The elemental emitter for `math`.
+std::unique_ptr<llvm_ir::ElementalIrEmitter> MakeEmitter(KernelMath math, llvm::Module* module,
                                                          llvm::IRBuilder<>* b);
 
 }  // namespace cpu

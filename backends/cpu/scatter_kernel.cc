@@ -130,7 +130,8 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::CompileScatter(
     TS_RETURN_IF_ERROR(copy.EmitLoop("copy"));
   }
   std::unique_ptr<llvm_ir::ElementalIrEmitter> emitter =
-      MakeEmitter(options.polynomial_math, module.module.get(), &b);
+      MakeEmitter(options.polynomial_math ? KernelMath::kInline : KernelMath::kLibrary,
+                  module.module.get(), &b);
 
   // Row-major over the scatter dimensions of the updates.
   std::vector<llvm::Value*> scatter_index;

@@ -103,7 +103,8 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::CompileSelectAnd
   const IrArray result(buffer(3), result_shape);
   auto constant = [&](int64_t v) -> llvm::Value* { return llvm::ConstantInt::get(i64, v); };
   std::unique_ptr<llvm_ir::ElementalIrEmitter> emitter =
-      MakeEmitter(options.polynomial_math, module.module.get(), &b);
+      MakeEmitter(options.polynomial_math ? KernelMath::kInline : KernelMath::kLibrary,
+                  module.module.get(), &b);
   TS_ASSIGN_OR_RETURN(llvm::Type * value_type, llvm_ir::IrValueType(type, context));
   llvm::AllocaInst* selected = b.CreateAlloca(i64, nullptr, "selected");
   llvm::AllocaInst* selected_value = b.CreateAlloca(value_type, nullptr, "selected_value");

@@ -90,7 +90,8 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::CompileVariadicR
     result_arrays.emplace_back(buffer(2 * n + i), results[i]);
   }
   std::unique_ptr<llvm_ir::ElementalIrEmitter> emitter =
-      MakeEmitter(options.polynomial_math, module.module.get(), &b);
+      MakeEmitter(options.polynomial_math ? KernelMath::kInline : KernelMath::kLibrary,
+                  module.module.get(), &b);
   auto constant = [&](int64_t v) -> llvm::Value* { return llvm::ConstantInt::get(i64, v); };
 
   // Consecutive results along the minor result dimension are reduced

@@ -66,6 +66,11 @@ struct LlvmJit::Impl {
   bool keep_optimized_ir = false;
   std::string last_optimized_ir;
   JitStats stats;
+  // What the ORC session reported while linking (a symbol nothing defines,
+  // a runtime routine that failed to compile): the reason a lookup failed,
+  // which its own error only calls "failed to materialize".
+  std::mutex session_errors_mutex;
+  std::string session_errors;
 };
 
 namespace {
@@ -298,6 +303,70 @@ std::string Sha256Hex(absl::string_view data) {
   return hex;
 }
 
+namespace {
+
+struct RuntimeSymbolRegistry {
+  std::mutex mutex;
+  std::vector<std::pair<std::string, RuntimeSymbolResolver>> resolvers;  // by prefix
+};
+
+RuntimeSymbolRegistry& Registry() {
+  static auto* registry = new RuntimeSymbolRegistry;
+  return *registry;
+}
+
+// The resolver of `name`'s prefix, or null.
+const RuntimeSymbolResolver* FindResolver(llvm::StringRef name) {
+  RuntimeSymbolRegistry& registry = Registry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  for (const auto& [prefix, resolver] : registry.resolvers) {
+    // Entries are never removed, so the pointer outlives the lock.
+    if (name.starts_with(prefix)) return &resolver;
+  }
+  return nullptr;
+}
+
+// Defines the registered runtime routines a module refers to, as absolute
+// symbols at the addresses their resolvers give for this JIT's target.
+class RuntimeSymbolGenerator : public llvm::orc::DefinitionGenerator {
+ public:
+  explicit RuntimeSymbolGenerator(JitOptions target) : target_(std::move(target)) {}
+
+  llvm::Error tryToGenerate(llvm::orc::LookupState&, llvm::orc::LookupKind,
+                            llvm::orc::JITDylib& dylib, llvm::orc::JITDylibLookupFlags,
+                            const llvm::orc::SymbolLookupSet& symbols) override {
+    llvm::orc::SymbolMap found;
+    for (const auto& [name, flags] : symbols) {
+      const RuntimeSymbolResolver* resolver = FindResolver(*name);
+      if (resolver == nullptr) continue;
+      absl::StatusOr<uint64_t> address = (*resolver)(ToStringView(*name), target_);
+      if (!address.ok()) {
+        return llvm::make_error<llvm::StringError>(std::string(address.status().message()),
+                                                   llvm::inconvertibleErrorCode());
+      }
+      found[name] = {llvm::orc::ExecutorAddr(*address),
+                     llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+    }
+    if (found.empty()) return llvm::Error::success();
+    return dylib.define(llvm::orc::absoluteSymbols(std::move(found)));
+  }
+
+ private:
+  static absl::string_view ToStringView(llvm::StringRef s) { return {s.data(), s.size()}; }
+  JitOptions target_;
+};
+
+}  // namespace
+
+void RegisterRuntimeSymbols(absl::string_view prefix, RuntimeSymbolResolver resolver) {
+  RuntimeSymbolRegistry& registry = Registry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  for (const auto& entry : registry.resolvers) {
+    if (entry.first == prefix) return;
+  }
+  registry.resolvers.emplace_back(std::string(prefix), std::move(resolver));
+}
+
 LlvmJit::LlvmJit(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 LlvmJit::~LlvmJit() = default;
 
@@ -347,6 +416,20 @@ absl::StatusOr<std::unique_ptr<LlvmJit>> LlvmJit::Create(const JitOptions& optio
         absl::StrCat("cannot create the ORC JIT: ", ErrorString(jit.takeError())));
   }
   impl->jit = std::move(*jit);
+  Impl* raw_impl = impl.get();
+  impl->jit->getExecutionSession().setErrorReporter([raw_impl](llvm::Error error) {
+    const std::string text = ErrorString(std::move(error));
+    std::lock_guard<std::mutex> lock(raw_impl->session_errors_mutex);
+    if (raw_impl->session_errors.size() < 4096) {
+      absl::StrAppend(&raw_impl->session_errors, raw_impl->session_errors.empty() ? "" : "; ",
+                      text);
+    }
+  });
+  JitOptions runtime_target = options;
+  runtime_target.cpu = impl->cpu_name;
+  runtime_target.features = impl->cpu_features;
+  impl->jit->getMainJITDylib().addGenerator(
+      std::make_unique<RuntimeSymbolGenerator>(std::move(runtime_target)));
   return std::unique_ptr<LlvmJit>(new LlvmJit(std::move(impl)));
 }
 
@@ -368,8 +451,13 @@ absl::StatusOr<void*> LlvmJit::Lookup(absl::string_view name) {
   llvm::Expected<llvm::orc::ExecutorAddr> address =
       impl_->jit->lookup(llvm::StringRef(name.data(), name.size()));
   if (!address) {
-    return absl::NotFoundError(absl::StrCat("JIT symbol '", name,
-                                            "' not found: ", ErrorString(address.takeError())));
+    std::string reason = ErrorString(address.takeError());
+    std::lock_guard<std::mutex> lock(impl_->session_errors_mutex);
+    if (!impl_->session_errors.empty()) {
+      absl::StrAppend(&reason, " (", impl_->session_errors, ")");
+      impl_->session_errors.clear();
+    }
+    return absl::NotFoundError(absl::StrCat("JIT symbol '", name, "' not found: ", reason));
   }
   return address->toPtr<void*>();
 }

@@ -4,12 +4,15 @@
 #ifndef TESSERA_BACKENDS_LLVM_IR_LLVM_JIT_INTERNAL_H_
 #define TESSERA_BACKENDS_LLVM_IR_LLVM_JIT_INTERNAL_H_
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "backends/llvm_ir/llvm_jit.h"
 #include "llvm/IR/LLVMContext.h"
@@ -43,6 +46,17 @@ absl::Status AddModule(LlvmJit& jit, ModuleWithContext module);
 // own target machine, and added.  Same object cache (keyed by the linked
 // modules) and errors as AddModule.
 absl::Status AddModules(LlvmJit& jit, std::vector<ModuleWithContext> modules, int threads = 0);
+
+// Runtime routines a library of ours compiles on demand and the JIT's
+// modules call (math_library.h: vector math): when a module's code refers
+// to a symbol whose name starts with a registered prefix, the JIT asks the
+// prefix's resolver for its address, passing the requesting JIT's options
+// (with its actual CPU and features) so that the routine is compiled for
+// the same target.  Checked before the process's own symbols.  A prefix is
+// registered once; registering it again keeps the first resolver.
+using RuntimeSymbolResolver =
+    std::function<absl::StatusOr<uint64_t>(absl::string_view name, const JitOptions& target)>;
+void RegisterRuntimeSymbols(absl::string_view prefix, RuntimeSymbolResolver resolver);
 
 }  // namespace llvm_ir
 }  // namespace tessera

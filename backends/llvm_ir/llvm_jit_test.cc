@@ -57,6 +57,55 @@ TEST(LlvmJitTest, ResolvesLibmFromTheProcess) {
   EXPECT_EQ((*f)(0.5f), std::erf(0.5f));
 }
 
+int TripleForRuntimeSymbolTest(int x) { return 3 * x; }
+
+// Names under a registered prefix resolve through its resolver (given the
+// requesting JIT's CPU); a resolver's error fails the lookup with its message.
+TEST(LlvmJitTest, ResolvesRegisteredRuntimeSymbols) {
+  std::string requested_cpu;
+  RegisterRuntimeSymbols("jit_test_runtime_",
+                         [&requested_cpu](absl::string_view name,
+                                          const JitOptions& target) -> absl::StatusOr<uint64_t> {
+                           requested_cpu = target.cpu;
+                           if (name == "jit_test_runtime_triple") {
+                             return reinterpret_cast<uint64_t>(&TripleForRuntimeSymbolTest);
+                           }
+                           return absl::NotFoundError(absl::StrCat("no runtime routine ", name));
+                         });
+  auto jit = LlvmJit::Create();
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  ASSERT_TRUE((*jit)
+                  ->AddIrText(R"(
+    declare i32 @jit_test_runtime_triple(i32)
+    define i32 @f(i32 %x) {
+      %y = call i32 @jit_test_runtime_triple(i32 %x)
+      ret i32 %y
+    }
+  )")
+                  .ok());
+  auto f = (*jit)->LookupFunction<int(int)>("f");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ((*f)(14), 42);
+  EXPECT_EQ(requested_cpu, (*jit)->cpu_name());
+
+  auto other = LlvmJit::Create();
+  ASSERT_TRUE(other.ok()) << other.status();
+  ASSERT_TRUE((*other)
+                  ->AddIrText(R"(
+    declare i32 @jit_test_runtime_missing(i32)
+    define i32 @g(i32 %x) {
+      %y = call i32 @jit_test_runtime_missing(i32 %x)
+      ret i32 %y
+    }
+  )")
+                  .ok());
+  absl::StatusOr<void*> g = (*other)->Lookup("g");
+  EXPECT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("no runtime routine jit_test_runtime_missing"),
+            absl::string_view::npos)
+      << g.status();
+}
+
 TEST(LlvmJitTest, VectorizesALoopAtO3) {
   auto jit = LlvmJit::Create();
   ASSERT_TRUE(jit.ok()) << jit.status();

@@ -413,6 +413,20 @@ bool HasPolynomialMath(MathFunction function, bool is_f64) {
   }
 }
 
+bool PolynomialComputesInF64(MathFunction function, bool is_f64) {
+  if (is_f64) return true;
+  switch (function) {
+    case MathFunction::kErf:
+    case MathFunction::kSin:
+    case MathFunction::kCos:
+    case MathFunction::kPow:
+    case MathFunction::kCbrt:
+      return true;
+    default:
+      return false;
+  }
+}
+
 llvm::Value* EmitPolynomialMath(llvm::IRBuilder<>* b, MathFunction function,
                                 absl::Span<llvm::Value* const> args) {
   if (args.empty()) return nullptr;

@@ -54,6 +54,11 @@ namespace llvm_ir {
 // Whether EmitPolynomialMath has `function` for f32 (is_f64 false) or f64.
 bool HasPolynomialMath(MathFunction function, bool is_f64);
 
+// Whether the polynomial for `function` on f32 (is_f64 false) or f64 does
+// its arithmetic in f64: the f64 functions, and the f32 ones computed "in
+// f64" in the table above (erf, sin, cos, pow, cbrt).
+bool PolynomialComputesInF64(MathFunction function, bool is_f64);
+
 // `function` of `args` (f32 or f64 scalars or vectors, all of one type) as
 // straight-line IR, or nullptr when HasPolynomialMath is false for it.
 llvm::Value* EmitPolynomialMath(llvm::IRBuilder<>* b, MathFunction function,

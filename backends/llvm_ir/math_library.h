@@ -1,0 +1,77 @@
+// Math routines: the polynomial transcendental functions of
+// polynomial_math.h (exp, tanh, erf, log, ...) as functions compiled once
+// per process and target, which kernels call instead of carrying a copy of
+// the polynomial each.
+//
+// Why: inlined, a polynomial is optimized and compiled again in every
+// kernel that uses it, and 4 times over in a vectorized loop interleaved 4
+// ways; for a 16M-element tanh chain that was a third of its compile.  A
+// call costs a few cycles per vector and the spilling of live vector
+// registers around it (all of them are caller-saved).
+//
+// How: a kernel calls the scalar routine `tessera_math_<fn>_<f32|f64>`,
+// declared with its vector variants (`..._f32x4`, `x8`, `x16`; f64 `x2`,
+// `x4`, `x8`) under LLVM's vector function ABI attribute
+// (`vector-function-abi-variant`), so the loop vectorizer calls the variant
+// of its width.  The JIT resolves these names through
+// RegisterRuntimeSymbols (llvm_jit_internal.h): the first use of a routine
+// in the process, for a target (CPU, features, level, object cache),
+// compiles it in a JIT of its own (one small module per routine), whose code
+// then serves every later kernel.  The results are those of
+// EmitPolynomialMath (same IR, so the same ULP bounds).
+#ifndef TESSERA_BACKENDS_LLVM_IR_MATH_LIBRARY_H_
+#define TESSERA_BACKENDS_LLVM_IR_MATH_LIBRARY_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "backends/llvm_ir/elemental_ir_emitter.h"
+#include "backends/llvm_ir/llvm_jit.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+
+namespace tessera {
+namespace llvm_ir {
+
+// Whether `function` on f32 (is_f64 false) or f64 has a routine: those with
+// a polynomial implementation, except sqrt and rsqrt (an instruction or two,
+// cheaper inline than a call).
+bool HasMathRoutine(MathFunction function, bool is_f64);
+
+// The routine's symbol: "tessera_math_tanh_f32" (lanes 1) or
+// "tessera_math_tanh_f32x16".
+std::string MathRoutineName(MathFunction function, bool is_f64, int lanes);
+
+// A call of the routine for `function` on `args` (f32 or f64 scalars, or
+// vectors of a variant's width, all of one type), declaring the routine and
+// its vector variants in the builder's module; nullptr when there is no
+// such routine (HasMathRoutine false, or a vector width without a variant).
+llvm::Value* EmitMathRoutineCall(llvm::IRBuilder<>* b, MathFunction function,
+                                 absl::Span<llvm::Value* const> args);
+
+// The address of routine `name` (a MathRoutineName) compiled for `target`
+// (an LlvmJit's options with its actual CPU and features); compiled on the
+// first request per target, then kept for the process.  NotFound for a name
+// that is not a routine.  The JIT's resolver; exposed for tests.
+absl::StatusOr<uint64_t> MathRoutineAddress(absl::string_view name, const JitOptions& target);
+
+// An elemental emitter whose transcendental functions call the routines;
+// functions without one are inlined polynomials where polynomial_math.h has
+// them (sqrt, rsqrt) and C library calls otherwise.
+class MathRoutineEmitter : public ElementalIrEmitter {
+ public:
+  MathRoutineEmitter(llvm::Module* module, llvm::IRBuilder<>* b);
+
+ protected:
+  absl::StatusOr<llvm::Value*> EmitMathFunction(MathFunction function,
+                                                absl::Span<llvm::Value* const> args) override;
+};
+
+}  // namespace llvm_ir
+}  // namespace tessera
+
+#endif  // TESSERA_BACKENDS_LLVM_IR_MATH_LIBRARY_H_

@@ -1,0 +1,229 @@
+// The math routines: every routine at every width returns, bit for bit,
+// what the inlined polynomial (EmitPolynomialMath) returns, through the
+// JIT's resolution of their names; loops calling the scalar routine are
+// vectorized into calls of a variant; a routine is compiled once per
+// target; names that are not routines are NotFound.
+#include "backends/llvm_ir/math_library.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "backends/llvm_ir/llvm_jit.h"
+#include "backends/llvm_ir/llvm_jit_internal.h"
+#include "backends/llvm_ir/polynomial_math.h"
+#include "gtest/gtest.h"
+#include "llvm/IR/Function.h"
+
+namespace tessera {
+namespace llvm_ir {
+namespace {
+
+constexpr MathFunction kRoutineFunctions[] = {
+    MathFunction::kExp,      MathFunction::kExpm1, MathFunction::kLog,  MathFunction::kLog1p,
+    MathFunction::kLogistic, MathFunction::kTanh,  MathFunction::kErf,  MathFunction::kSin,
+    MathFunction::kCos,      MathFunction::kPow,   MathFunction::kCbrt,
+};
+
+int Arity(MathFunction function) { return function == MathFunction::kPow ? 2 : 1; }
+
+// void NAME(ptr x, ptr y, ptr out, i64 count): out[i] = function(x[i](, y[i]))
+// for i < count, a multiple of `lanes`, computed `lanes` at a time, through
+// the routine (routine true) or the inlined polynomial.
+void EmitApply(llvm::Module* module, const std::string& name, MathFunction function, bool is_f64,
+               int lanes, bool routine) {
+  llvm::LLVMContext& context = module->getContext();
+  llvm::IRBuilder<> b(context);
+  llvm::Type* element = is_f64 ? b.getDoubleTy() : b.getFloatTy();
+  llvm::Type* type = lanes > 1 ? llvm::FixedVectorType::get(element, lanes) : element;
+  llvm::Function* fn = llvm::Function::Create(
+      llvm::FunctionType::get(b.getVoidTy(),
+                              {b.getPtrTy(), b.getPtrTy(), b.getPtrTy(), b.getInt64Ty()}, false),
+      llvm::GlobalValue::ExternalLinkage, name, module);
+  auto* entry = llvm::BasicBlock::Create(context, "entry", fn);
+  auto* loop = llvm::BasicBlock::Create(context, "loop", fn);
+  auto* exit = llvm::BasicBlock::Create(context, "exit", fn);
+  b.SetInsertPoint(entry);
+  b.CreateCondBr(b.CreateICmpSGT(fn->getArg(3), b.getInt64(0)), loop, exit);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2);
+  i->addIncoming(b.getInt64(0), entry);
+  std::vector<llvm::Value*> args;
+  for (int a = 0; a < Arity(function); ++a) {
+    // Element alignment: the test's arrays are not vector aligned.
+    args.push_back(b.CreateAlignedLoad(type, b.CreateGEP(element, fn->getArg(a), i),
+                                       llvm::Align(is_f64 ? 8 : 4)));
+  }
+  llvm::Value* v =
+      routine ? EmitMathRoutineCall(&b, function, args) : EmitPolynomialMath(&b, function, args);
+  ASSERT_NE(v, nullptr) << MathRoutineName(function, is_f64, lanes);
+  b.CreateAlignedStore(v, b.CreateGEP(element, fn->getArg(2), i), llvm::Align(is_f64 ? 8 : 4));
+  llvm::Value* next = b.CreateAdd(i, b.getInt64(lanes));
+  i->addIncoming(next, loop);
+  b.CreateCondBr(b.CreateICmpSLT(next, fn->getArg(3)), loop, exit);
+  b.SetInsertPoint(exit);
+  b.CreateRetVoid();
+}
+
+// Random arguments over the whole range (random bit patterns), a dense
+// range around zero, and the special values, for T = float or double.
+template <typename T, typename Bits>
+std::vector<T> Arguments(int64_t count, uint64_t seed) {
+  std::vector<T> values = {T(0),
+                           -T(0),
+                           T(1),
+                           -T(1),
+                           std::numeric_limits<T>::infinity(),
+                           -std::numeric_limits<T>::infinity(),
+                           std::numeric_limits<T>::quiet_NaN(),
+                           std::numeric_limits<T>::denorm_min(),
+                           -std::numeric_limits<T>::min(),
+                           std::numeric_limits<T>::max(),
+                           -std::numeric_limits<T>::max(),
+                           T(88.7),
+                           T(-103.9),
+                           T(709.7),
+                           T(-745.2)};
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> dense(-10.0, 10.0);
+  while (static_cast<int64_t>(values.size()) < count) {
+    if (values.size() % 2 == 0) {
+      values.push_back(static_cast<T>(dense(random)));
+    } else {
+      const Bits bits = static_cast<Bits>(random());
+      T value;
+      std::memcpy(&value, &bits, sizeof(value));
+      values.push_back(value);
+    }
+  }
+  values.resize(count);
+  return values;
+}
+
+template <typename T, typename Bits>
+void ExpectSameBits(const std::vector<T>& got, const std::vector<T>& want, const std::string& name,
+                    const std::vector<T>& x) {
+  int reported = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    Bits g, w;
+    std::memcpy(&g, &got[i], sizeof(g));
+    std::memcpy(&w, &want[i], sizeof(w));
+    if (g == w || (std::isnan(got[i]) && std::isnan(want[i]))) continue;
+    ADD_FAILURE() << name << "(" << x[i] << ") = " << got[i] << ", inlined " << want[i];
+    if (++reported == 5) return;
+  }
+}
+
+template <typename T, typename Bits>
+void CheckRoutine(MathFunction function, int lanes) {
+  const bool is_f64 = sizeof(T) == 8;
+  const std::string name = MathRoutineName(function, is_f64, lanes);
+  SCOPED_TRACE(name);
+  absl::StatusOr<std::unique_ptr<LlvmJit>> jit = LlvmJit::Create();
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  ModuleWithContext module = CreateModule(**jit, "apply");
+  EmitApply(module.module.get(), "through_routine", function, is_f64, lanes, /*routine=*/true);
+  EmitApply(module.module.get(), "inlined", function, is_f64, lanes, /*routine=*/false);
+  ASSERT_TRUE(AddModule(**jit, std::move(module)).ok());
+  using Apply = void(const T*, const T*, T*, int64_t);
+  absl::StatusOr<Apply*> through_routine = (*jit)->LookupFunction<Apply>("through_routine");
+  absl::StatusOr<Apply*> inlined = (*jit)->LookupFunction<Apply>("inlined");
+  ASSERT_TRUE(through_routine.ok()) << through_routine.status();
+  ASSERT_TRUE(inlined.ok()) << inlined.status();
+  constexpr int64_t kCount = 64 * 64;
+  const std::vector<T> x = Arguments<T, Bits>(kCount, 1);
+  const std::vector<T> y = Arguments<T, Bits>(kCount, 2);
+  std::vector<T> got(kCount), want(kCount);
+  (*through_routine)(x.data(), y.data(), got.data(), kCount);
+  (*inlined)(x.data(), y.data(), want.data(), kCount);
+  ExpectSameBits<T, Bits>(got, want, name, x);
+}
+
+TEST(MathLibraryTest, RoutinesMatchTheInlinedPolynomials) {
+  for (MathFunction function : kRoutineFunctions) {
+    if (HasMathRoutine(function, /*is_f64=*/false)) {
+      for (int lanes : {1, 4, 8, 16, 32, 64}) CheckRoutine<float, uint32_t>(function, lanes);
+    }
+    if (HasMathRoutine(function, /*is_f64=*/true)) {
+      for (int lanes : {1, 2, 4, 8, 16, 32}) CheckRoutine<double, uint64_t>(function, lanes);
+    }
+  }
+}
+
+TEST(MathLibraryTest, WhichFunctionsHaveRoutines) {
+  EXPECT_TRUE(HasMathRoutine(MathFunction::kTanh, false));
+  EXPECT_FALSE(HasMathRoutine(MathFunction::kTanh, true));  // libm in f64
+  EXPECT_TRUE(HasMathRoutine(MathFunction::kExp, true));
+  EXPECT_FALSE(HasMathRoutine(MathFunction::kSqrt, false));  // one instruction: inline
+  EXPECT_FALSE(HasMathRoutine(MathFunction::kRsqrt, false));
+  EXPECT_FALSE(HasMathRoutine(MathFunction::kAtan2, false));  // no polynomial
+  EXPECT_EQ(MathRoutineName(MathFunction::kTanh, false, 1), "tessera_math_tanh_f32");
+  EXPECT_EQ(MathRoutineName(MathFunction::kLog1p, true, 8), "tessera_math_log1p_f64x8");
+}
+
+// A loop calling the scalar routine is vectorized into calls of a variant.
+TEST(MathLibraryTest, LoopsVectorizeIntoVariantCalls) {
+  absl::StatusOr<std::unique_ptr<LlvmJit>> jit = LlvmJit::Create();
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  (*jit)->set_keep_optimized_ir(true);
+  ModuleWithContext module = CreateModule(**jit, "loop");
+  EmitApply(module.module.get(), "apply", MathFunction::kExp, /*is_f64=*/false, /*lanes=*/1,
+            /*routine=*/true);
+  ASSERT_TRUE(AddModule(**jit, std::move(module)).ok());
+  const std::string& ir = (*jit)->last_optimized_ir();
+  EXPECT_TRUE(absl::StrContains(ir, "@tessera_math_exp_f32x")) << ir;
+  using Apply = void(const float*, const float*, float*, int64_t);
+  absl::StatusOr<Apply*> apply = (*jit)->LookupFunction<Apply>("apply");
+  ASSERT_TRUE(apply.ok()) << apply.status();
+  std::vector<float> x(1000), out(1000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) / 100 - 5;
+  (*apply)(x.data(), x.data(), out.data(), static_cast<int64_t>(x.size()));
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_NEAR(out[i], std::exp(x[i]), 2e-7 * std::exp(x[i])) << x[i];
+  }
+}
+
+// One compiled routine per target, shared by every JIT in the process.
+TEST(MathLibraryTest, CompiledOncePerTarget) {
+  absl::StatusOr<std::unique_ptr<LlvmJit>> a = LlvmJit::Create();
+  absl::StatusOr<std::unique_ptr<LlvmJit>> b = LlvmJit::Create();
+  ASSERT_TRUE(a.ok() && b.ok());
+  JitOptions host = (*a)->options();
+  host.cpu = (*a)->cpu_name();
+  host.features = (*a)->cpu_features();
+  absl::StatusOr<uint64_t> first = MathRoutineAddress("tessera_math_log_f32x16", host);
+  absl::StatusOr<uint64_t> again = MathRoutineAddress("tessera_math_log_f32x16", host);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*first, *again);
+  // Another target: its own code (compiled, not run).
+  JitOptions other = host;
+  other.cpu = "x86-64";
+  other.features = "+sse2";
+  absl::StatusOr<uint64_t> elsewhere = MathRoutineAddress("tessera_math_log_f32x16", other);
+  ASSERT_TRUE(elsewhere.ok()) << elsewhere.status();
+  EXPECT_NE(*elsewhere, *first);
+}
+
+TEST(MathLibraryTest, OtherNamesAreNotFound) {
+  JitOptions host;
+  for (const char* name :
+       {"tessera_math_sqrt_f32", "tessera_math_tanh_f64", "tessera_math_exp_f32x3",
+        "tessera_math_exp_f16", "tessera_math_exp", "tessera_math_", "tessera_math_expf32",
+        "tessera_math_exp_f32x", "tessera_math_exp_f32x16y", "expf"}) {
+    SCOPED_TRACE(name);
+    absl::StatusOr<uint64_t> address = MathRoutineAddress(name, host);
+    EXPECT_EQ(address.status().code(), absl::StatusCode::kNotFound) << address.status();
+  }
+}
+
+}  // namespace
+}  // namespace llvm_ir
+}  // namespace tessera

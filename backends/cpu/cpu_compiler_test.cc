@@ -147,6 +147,24 @@ ENTRY e {
       EXPECT_TRUE(absl::StrContains(ir, "!\"llvm.loop.interleave.count\", i32 1}")) << ir;
     }
   }
+  // Streamed: the 4-register stores are non-temporal.
+  CpuCompileOptions streamed = split;
+  streamed.streaming_store_bytes = 0;
+  const std::map<std::string, std::string> streamed_ir = CompiledIr(R"(
+HloModule streamed
+ENTRY e {
+  x = f32[4099] parameter(0)
+  ROOT t = f32[4099] tanh(x)
+}
+)",
+                                                                    streamed, "streamed");
+  for (const auto& [file, ir] : streamed_ir) {
+    if (!absl::EndsWith(file, ".opt.ll")) continue;
+    const size_t store = ir.find("store <64 x float>");
+    ASSERT_NE(store, std::string::npos) << ir;
+    EXPECT_TRUE(absl::StrContains(ir.substr(store, ir.find('\n', store) - store), "!nontemporal"))
+        << ir;
+  }
   // A reduction inlines its polynomial (its accumulators would be spilled
   // around calls), interleaved.
   const std::map<std::string, std::string> row = CompiledIr(R"(

@@ -1,6 +1,8 @@
 // Non-temporal vector stores after vectorization; see streaming_stores.h.
 #include "backends/llvm_ir/streaming_stores.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -82,7 +84,10 @@ llvm::PreservedAnalyses StreamingStoresPass::run(llvm::Function& function,
       llvm::Type* type = store->getValueOperand()->getType();
       if (!type->isVectorTy()) continue;
       const uint64_t bytes = layout.getTypeStoreSize(type).getFixedValue();
-      if (bytes < 16 || store->getAlign().value() < bytes) continue;
+      // Each register's part must be aligned: a vector wider than the
+      // widest register (64 bytes) is stored as 64-byte parts at multiples
+      // of 64 from its start.
+      if (bytes < 16 || store->getAlign().value() < std::min<uint64_t>(bytes, 64)) continue;
       // Scratch rows on the stack are re-read at once: keep them cached.
       if (llvm::isa<llvm::AllocaInst>(llvm::getUnderlyingObject(store->getPointerOperand()))) {
         continue;

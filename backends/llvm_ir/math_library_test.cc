@@ -7,7 +7,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <random>
@@ -210,6 +212,27 @@ TEST(MathLibraryTest, CompiledOncePerTarget) {
   absl::StatusOr<uint64_t> elsewhere = MathRoutineAddress("tessera_math_log_f32x16", other);
   ASSERT_TRUE(elsewhere.ok()) << elsewhere.status();
   EXPECT_NE(*elsewhere, *first);
+}
+
+// With an object cache, a routine's object is kept there too, so that a
+// repeated run (a new process) compiles nothing.
+TEST(MathLibraryTest, RoutinesUseTheObjectCache) {
+  absl::StatusOr<std::unique_ptr<LlvmJit>> jit = LlvmJit::Create();
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  JitOptions target = (*jit)->options();
+  target.cpu = (*jit)->cpu_name();
+  target.features = (*jit)->cpu_features();
+  const std::filesystem::path dir =
+      std::filesystem::path(std::getenv("TEST_TMPDIR")) / "math_routine_cache";
+  std::filesystem::remove_all(dir);
+  target.cache_dir = dir.string();
+  absl::StatusOr<uint64_t> address = MathRoutineAddress("tessera_math_exp_f32x8", target);
+  ASSERT_TRUE(address.ok()) << address.status();
+  int objects = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    objects += entry.path().extension() == ".o";
+  }
+  EXPECT_EQ(objects, 1);
 }
 
 TEST(MathLibraryTest, OtherNamesAreNotFound) {

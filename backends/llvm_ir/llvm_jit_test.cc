@@ -6,14 +6,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "backends/llvm_ir/llvm_jit_internal.h"
 #include "gtest/gtest.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 
 namespace tessera {
@@ -62,16 +63,18 @@ int TripleForRuntimeSymbolTest(int x) { return 3 * x; }
 // Names under a registered prefix resolve through its resolver (given the
 // requesting JIT's CPU); a resolver's error fails the lookup with its message.
 TEST(LlvmJitTest, ResolvesRegisteredRuntimeSymbols) {
-  std::string requested_cpu;
-  RegisterRuntimeSymbols("jit_test_runtime_",
-                         [&requested_cpu](absl::string_view name,
-                                          const JitOptions& target) -> absl::StatusOr<uint64_t> {
-                           requested_cpu = target.cpu;
-                           if (name == "jit_test_runtime_triple") {
-                             return reinterpret_cast<uint64_t>(&TripleForRuntimeSymbolTest);
-                           }
-                           return absl::NotFoundError(absl::StrCat("no runtime routine ", name));
-                         });
+  // The registration outlives the test (and a repeat of it keeps the
+  // first resolver): what it records lives for the process.
+  static std::string* const requested_cpu = new std::string;
+  RegisterRuntimeSymbols(
+      "jit_test_runtime_",
+      [](absl::string_view name, const JitOptions& target) -> absl::StatusOr<uint64_t> {
+        *requested_cpu = target.cpu;
+        if (name == "jit_test_runtime_triple") {
+          return reinterpret_cast<uint64_t>(&TripleForRuntimeSymbolTest);
+        }
+        return absl::NotFoundError(absl::StrCat("no runtime routine ", name));
+      });
   auto jit = LlvmJit::Create();
   ASSERT_TRUE(jit.ok()) << jit.status();
   ASSERT_TRUE((*jit)
@@ -86,7 +89,7 @@ TEST(LlvmJitTest, ResolvesRegisteredRuntimeSymbols) {
   auto f = (*jit)->LookupFunction<int(int)>("f");
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ((*f)(14), 42);
-  EXPECT_EQ(requested_cpu, (*jit)->cpu_name());
+  EXPECT_EQ(*requested_cpu, (*jit)->cpu_name());
 
   auto other = LlvmJit::Create();
   ASSERT_TRUE(other.ok()) << other.status();

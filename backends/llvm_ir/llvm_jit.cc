@@ -62,15 +62,17 @@ struct LlvmJit::Impl {
   // The target machines borrowed from the pool, one per compile (they are
   // not thread-safe).
   TargetConfig target;
+  // What the ORC session reported during the current lookup (a symbol
+  // nothing defines, a runtime routine that failed to compile): the reason
+  // a lookup failed, which its own error only calls "failed to
+  // materialize".  Declared before `jit`, whose session reports into them
+  // until it is destroyed.
+  std::mutex session_errors_mutex;
+  std::string session_errors;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   bool keep_optimized_ir = false;
   std::string last_optimized_ir;
   JitStats stats;
-  // What the ORC session reported while linking (a symbol nothing defines,
-  // a runtime routine that failed to compile): the reason a lookup failed,
-  // which its own error only calls "failed to materialize".
-  std::mutex session_errors_mutex;
-  std::string session_errors;
 };
 
 namespace {
@@ -448,15 +450,16 @@ absl::Status LlvmJit::AddIrText(absl::string_view ir) {
 }
 
 absl::StatusOr<void*> LlvmJit::Lookup(absl::string_view name) {
+  {
+    std::lock_guard<std::mutex> lock(impl_->session_errors_mutex);
+    impl_->session_errors.clear();
+  }
   llvm::Expected<llvm::orc::ExecutorAddr> address =
       impl_->jit->lookup(llvm::StringRef(name.data(), name.size()));
   if (!address) {
     std::string reason = ErrorString(address.takeError());
     std::lock_guard<std::mutex> lock(impl_->session_errors_mutex);
-    if (!impl_->session_errors.empty()) {
-      absl::StrAppend(&reason, " (", impl_->session_errors, ")");
-      impl_->session_errors.clear();
-    }
+    if (!impl_->session_errors.empty()) absl::StrAppend(&reason, " (", impl_->session_errors, ")");
     return absl::NotFoundError(absl::StrCat("JIT symbol '", name, "' not found: ", reason));
   }
   return address->toPtr<void*>();

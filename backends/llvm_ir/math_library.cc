@@ -37,8 +37,10 @@ constexpr MathFunction kAllFunctions[] = {
     MathFunction::kSinh,     MathFunction::kSqrt,  MathFunction::kTan,   MathFunction::kTanh,
 };
 
-// The vector widths with a variant: 128, 256 and 512 bits (SSE, AVX,
-// AVX-512 registers), whichever the vectorizer picks.
+// The vector widths with a variant: 128, 256 and 512 bits (one SSE, AVX
+// or AVX-512 register), whichever the vectorizer picks, and 1024 and 2048
+// bits (2 and 4 AVX-512 registers: the long-chain loops' one call per
+// vector iteration, loop_kernel.cc).
 std::vector<int> VariantLanes(bool is_f64) {
   return is_f64 ? std::vector<int>{2, 4, 8, 16, 32} : std::vector<int>{4, 8, 16, 32, 64};
 }
@@ -73,7 +75,11 @@ std::optional<Routine> ParseRoutineName(absl::string_view name) {
     } else if (!rest.empty()) {
       continue;
     }
-    if (!HasMathRoutine(function, routine.is_f64)) return std::nullopt;
+    // Only the names MathRoutineName writes ("x016" is not one).
+    if (!HasMathRoutine(function, routine.is_f64) ||
+        MathRoutineName(function, routine.is_f64, routine.lanes) != absl::StrCat(kPrefix, name)) {
+      return std::nullopt;
+    }
     return routine;
   }
   return std::nullopt;

@@ -170,7 +170,8 @@ TEST(MathLibraryTest, WhichFunctionsHaveRoutines) {
   EXPECT_EQ(MathRoutineName(MathFunction::kLog1p, true, 8), "tessera_math_log1p_f64x8");
 }
 
-// A loop calling the scalar routine is vectorized into calls of a variant.
+// A loop calling the scalar routine is vectorized into calls of a variant
+// (pow: the two-argument form of the vector function ABI name).
 TEST(MathLibraryTest, LoopsVectorizeIntoVariantCalls) {
   absl::StatusOr<std::unique_ptr<LlvmJit>> jit = LlvmJit::Create();
   ASSERT_TRUE(jit.ok()) << jit.status();
@@ -178,9 +179,15 @@ TEST(MathLibraryTest, LoopsVectorizeIntoVariantCalls) {
   ModuleWithContext module = CreateModule(**jit, "loop");
   EmitApply(module.module.get(), "apply", MathFunction::kExp, /*is_f64=*/false, /*lanes=*/1,
             /*routine=*/true);
+  EmitApply(module.module.get(), "apply_pow", MathFunction::kPow, /*is_f64=*/false, /*lanes=*/1,
+            /*routine=*/true);
+  EmitApply(module.module.get(), "apply_log", MathFunction::kLog, /*is_f64=*/true, /*lanes=*/1,
+            /*routine=*/true);
   ASSERT_TRUE(AddModule(**jit, std::move(module)).ok());
   const std::string& ir = (*jit)->last_optimized_ir();
   EXPECT_TRUE(absl::StrContains(ir, "@tessera_math_exp_f32x")) << ir;
+  EXPECT_TRUE(absl::StrContains(ir, "@tessera_math_pow_f32x")) << ir;
+  EXPECT_TRUE(absl::StrContains(ir, "@tessera_math_log_f64x")) << ir;
   using Apply = void(const float*, const float*, float*, int64_t);
   absl::StatusOr<Apply*> apply = (*jit)->LookupFunction<Apply>("apply");
   ASSERT_TRUE(apply.ok()) << apply.status();
@@ -240,7 +247,8 @@ TEST(MathLibraryTest, OtherNamesAreNotFound) {
   for (const char* name :
        {"tessera_math_sqrt_f32", "tessera_math_tanh_f64", "tessera_math_exp_f32x3",
         "tessera_math_exp_f16", "tessera_math_exp", "tessera_math_", "tessera_math_expf32",
-        "tessera_math_exp_f32x", "tessera_math_exp_f32x16y", "expf"}) {
+        "tessera_math_exp_f32x", "tessera_math_exp_f32x16y", "tessera_math_exp_f32x016",
+        "tessera_math_exp_f32x+16", "tessera_math_exp_f32x128", "expf"}) {
     SCOPED_TRACE(name);
     absl::StatusOr<uint64_t> address = MathRoutineAddress(name, host);
     EXPECT_EQ(address.status().code(), absl::StatusCode::kNotFound) << address.status();

@@ -22,6 +22,9 @@ const std::vector<FlagSpec>& BackendOptionFlags() {
        "cpu: write the LLVM IR of each compiled module (a "
        "kernel, or one thread's share of them) before (NAME.ll) "
        "and after (NAME.opt.ll) optimization to DIR"},
+      {"llvm_pipeline", true, false,
+       "cpu: the LLVM optimizer's pipeline: kernel (Tessera's, the "
+       "default) or default (LLVM's O3 module pipeline, for comparison)"},
   };
   return *flags;
 }
@@ -30,6 +33,7 @@ BackendOptions BackendOptionsFromFlags(const CommandLine& cl) {
   BackendOptions options;
   options.cache_dir = cl.Get("cache_dir");
   options.dump_llvm_dir = cl.Get("dump_llvm_dir");
+  options.llvm_pipeline = cl.Get("llvm_pipeline");
   return options;
 }
 
@@ -46,6 +50,12 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForBackend(
     cpu_options.jit.cache_dir = options.cache_dir;
     cpu_options.jit.dump_dir = options.dump_llvm_dir;
     cpu_options.use_cache = options.use_cache;
+    if (options.llvm_pipeline == "default") {
+      cpu_options.jit.kernel_pipeline = false;
+    } else if (!options.llvm_pipeline.empty() && options.llvm_pipeline != "kernel") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown --llvm_pipeline '", options.llvm_pipeline, "' (kernel or default)"));
+    }
     if (!options.dump_llvm_dir.empty()) {
       // The JIT ignores a dump it cannot write; the user asked for it.
       std::error_code error;

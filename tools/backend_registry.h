@@ -23,13 +23,17 @@ struct BackendOptions {
   // cpu: each kernel's LLVM IR before and after optimization is written
   // here (llvm_ir::JitOptions::dump_dir); empty: none.
   std::string dump_llvm_dir;
+  // cpu: the LLVM optimizer's pipeline, "kernel" (Tessera's, the default;
+  // also when empty) or "default" (LLVM's O3 module pipeline), for
+  // comparing them (llvm_ir::JitOptions::kernel_pipeline).
+  std::string llvm_pipeline;
   // cpu: look the program up in (and add it to) the in-memory compilation
   // cache; off: always compile.
   bool use_cache = true;
 };
 
-// The flags of BackendOptions (--cache_dir, --dump_llvm_dir), for the
-// commands that compile, and the options they give.
+// The flags of BackendOptions (--cache_dir, --dump_llvm_dir, --llvm_pipeline),
+// for the commands that compile, and the options they give.
 const std::vector<FlagSpec>& BackendOptionFlags();
 BackendOptions BackendOptionsFromFlags(const CommandLine& cl);
 

@@ -55,6 +55,7 @@ std::string BenchUsage() {
       "usage: tessera bench MODULE [--backend=interpreter|cpu] [--input=FILE.npy ...]\n"
       "                    [--warmup=N --iters=N] [--format=text|json] [--profile]\n"
       "                    [--cache_dir=DIR] [--dump_llvm_dir=DIR] [--compile_iters=N]\n"
+      "                    [--llvm_pipeline=kernel|default]\n"
       "Compiles MODULE once and times it in steady state (buffers allocated once).\n",
       FlagsHelp(BenchFlags()));
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tools/module_io.h"
@@ -117,6 +118,19 @@ TEST(BenchCommandTest, DumpLlvmDirThatCannotBeMadeIsAnError) {
   absl::Status status = Bench({WriteTemp("e.hlo", kModule), "--backend=cpu", "--iters=1",
                                "--dump_llvm_dir=" + blocker + "/sub"});
   EXPECT_THAT(status.message(), HasSubstr("cannot create --dump_llvm_dir"));
+}
+
+TEST(BenchCommandTest, LlvmPipelineIsKernelOrDefault) {
+  std::string module = kModule;  // its own, past the in-memory cache
+  module.replace(module.find("add(ax, y)"), 3, "minimum");
+  const std::string path = WriteTemp("p.hlo", module);
+  for (const char* pipeline : {"kernel", "default"}) {
+    absl::Status status =
+        Bench({path, "--backend=cpu", "--iters=1", absl::StrCat("--llvm_pipeline=", pipeline)});
+    EXPECT_TRUE(status.ok()) << pipeline << ": " << status;
+  }
+  EXPECT_THAT(Bench({path, "--backend=cpu", "--iters=1", "--llvm_pipeline=O2"}).message(),
+              HasSubstr("unknown --llvm_pipeline 'O2' (kernel or default)"));
 }
 
 TEST(BenchCommandTest, Errors) {

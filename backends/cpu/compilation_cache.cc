@@ -22,7 +22,8 @@ std::string CpuCompilationFingerprint(const HloModule& optimized_module,
       " streaming_store_bytes=", options.streaming_store_bytes.value_or(-1),
       " threads=", runtime::ThreadPool::Default().parallelism(),
       " opt_level=", options.jit.opt_level, " unroll=", options.jit.loop_unrolling,
-      " cpu=", options.jit.cpu, " features=", options.jit.features);
+      " kernel_pipeline=", options.jit.kernel_pipeline, " cpu=", options.jit.cpu,
+      " features=", options.jit.features);
   return llvm_ir::Sha256Hex(
       absl::StrCat(options_text, "\n", PrintHloModule(optimized_module)));
 }

@@ -106,6 +106,7 @@ TEST(CompilationCacheTest, FingerprintsSeparateModulesAndOptions) {
            [](CpuCompileOptions* o) { o->parallel_min_elements = 7; },
            [](CpuCompileOptions* o) { o->jit.opt_level = 1; },
            [](CpuCompileOptions* o) { o->jit.loop_unrolling = true; },
+           [](CpuCompileOptions* o) { o->jit.kernel_pipeline = false; },
            [](CpuCompileOptions* o) { o->jit.cpu = "x86-64"; }}) {
     CpuCompileOptions changed;
     change(&changed);

@@ -18,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "backends/llvm_ir/kernel_pipeline.h"
 #include "backends/llvm_ir/llvm_jit_internal.h"
 #include "backends/llvm_ir/streaming_stores.h"
 #include "backends/llvm_ir/target_machine_pool.h"
@@ -204,6 +205,10 @@ llvm::OptimizationLevel PassLevel(int opt_level) {
   }
 }
 
+bool UsesKernelPipeline(const JitOptions& options) {
+  return options.kernel_pipeline && options.opt_level >= 2;
+}
+
 // Writes `module`'s IR to DIR/<module name><suffix> where the options ask
 // for dumps.
 void DumpModule(const JitOptions& options, const llvm::Module& module, absl::string_view suffix) {
@@ -215,9 +220,13 @@ void DumpModule(const JitOptions& options, const llvm::Module& module, absl::str
   if (!error) module.print(out, nullptr);
 }
 
-// Runs the default module pipeline of the new pass manager at the JIT's
-// level, with the target's cost model (so the vectorizers see AVX-512).
-void Optimize(LlvmJit::Impl& impl, llvm::Module& module, llvm::TargetMachine& target_machine) {
+// Runs the optimizer at the JIT's level with the target's cost model (so
+// the vectorizer sees AVX-512): the kernel pipeline (kernel_pipeline.h) at
+// levels 2 and 3 unless the options ask for LLVM's default one, whose module
+// pipeline runs at levels 0 and 1.  Non-temporal stores (where a kernel asked
+// for them) come last, after vectorization.
+absl::Status Optimize(LlvmJit::Impl& impl, llvm::Module& module,
+                      llvm::TargetMachine& target_machine) {
   llvm::LoopAnalysisManager loop_analyses;
   llvm::FunctionAnalysisManager function_analyses;
   llvm::CGSCCAnalysisManager cgscc_analyses;
@@ -231,20 +240,27 @@ void Optimize(LlvmJit::Impl& impl, llvm::Module& module, llvm::TargetMachine& ta
   builder.registerCGSCCAnalyses(cgscc_analyses);
   builder.registerFunctionAnalyses(function_analyses);
   builder.registerLoopAnalyses(loop_analyses);
-  builder.crossRegisterProxies(loop_analyses, function_analyses, cgscc_analyses,
-                               module_analyses);
-  // After vectorization: non-temporal stores where a kernel asked for them.
-  builder.registerOptimizerLastEPCallback(
-      [](llvm::ModulePassManager& passes, llvm::OptimizationLevel) {
-        passes.addPass(llvm::createModuleToFunctionPassAdaptor(StreamingStoresPass()));
-      });
+  builder.crossRegisterProxies(loop_analyses, function_analyses, cgscc_analyses, module_analyses);
   const llvm::OptimizationLevel level = PassLevel(impl.options.opt_level);
-  llvm::ModulePassManager passes = level == llvm::OptimizationLevel::O0
-                                       ? builder.buildO0DefaultPipeline(level)
-                                       : builder.buildPerModuleDefaultPipeline(level);
+  llvm::ModulePassManager passes;
+  if (UsesKernelPipeline(impl.options)) {
+    if (absl::Status status = AddKernelPipeline(builder, impl.options.loop_unrolling, passes);
+        !status.ok())
+      return status;
+    passes.addPass(llvm::createModuleToFunctionPassAdaptor(StreamingStoresPass()));
+  } else if (level == llvm::OptimizationLevel::O0) {
+    passes = builder.buildO0DefaultPipeline(level);
+  } else {
+    builder.registerOptimizerLastEPCallback(
+        [](llvm::ModulePassManager& passes, llvm::OptimizationLevel) {
+          passes.addPass(llvm::createModuleToFunctionPassAdaptor(StreamingStoresPass()));
+        });
+    passes = builder.buildPerModuleDefaultPipeline(level);
+  }
   DumpModule(impl.options, module, ".ll");
   passes.run(module, module_analyses);
   DumpModule(impl.options, module, ".opt.ll");
+  return absl::OkStatus();
 }
 
 // Bump when the meaning of a cached object changes without its key.
@@ -261,6 +277,7 @@ std::string ObjectCachePath(const LlvmJit::Impl& impl, const llvm::Module& modul
       kObjectCacheFormat, "\n", LLVM_VERSION_STRING, "\n", impl.target_triple, "\n", impl.cpu_name,
       "\n", impl.cpu_features, "\nO", impl.options.opt_level,
       impl.options.loop_unrolling ? " unroll" : "",
+      UsesKernelPipeline(impl.options) ? " kernel pipeline" : "",
       "\nllvm args: ", ExtraLlvmArguments() != nullptr ? ExtraLlvmArguments() : "", "\n", ir));
   return absl::StrCat(impl.options.cache_dir, "/", key, ".o");
 }
@@ -673,7 +690,10 @@ absl::Status AddModules(LlvmJit& jit, std::vector<ModuleWithContext> modules, in
         }
         machine.emplace(std::move(*borrowed));
       }
-      Optimize(impl, m, **machine);
+      if (absl::Status optimized = Optimize(impl, m, **machine); !optimized.ok()) {
+        result.status = optimized;
+        continue;
+      }
       llvm::orc::SimpleCompiler compiler(**machine);
       llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> object = compiler(m);
       if (!object) {
@@ -736,7 +756,7 @@ absl::Status AddModule(LlvmJit& jit, ModuleWithContext module) {
   }
   absl::StatusOr<TargetMachineLease> machine = BorrowTargetMachine(impl.target);
   if (!machine.ok()) return machine.status();
-  Optimize(impl, m, **machine);
+  if (absl::Status optimized = Optimize(impl, m, **machine); !optimized.ok()) return optimized;
   if (impl.keep_optimized_ir) {
     impl.last_optimized_ir.clear();
     llvm::raw_string_ostream ir_stream(impl.last_optimized_ir);

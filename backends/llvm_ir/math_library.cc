@@ -229,11 +229,13 @@ absl::StatusOr<uint64_t> MathRoutineAddress(absl::string_view name, const JitOpt
   {
     std::lock_guard<std::mutex> lock(mutex);
     // Everything that decides a routine's code, and where its object is kept.
-    std::unique_ptr<RoutineLibrary>& slot = (*libraries)[absl::StrCat(
-        target.cpu, "\n", target.features, "\n", target.opt_level, "\n", target.cache_dir)];
+    std::unique_ptr<RoutineLibrary>& slot =
+        (*libraries)[absl::StrCat(target.cpu, "\n", target.features, "\n", target.opt_level, "\n",
+                                  target.kernel_pipeline, "\n", target.cache_dir)];
     if (slot == nullptr) {
       JitOptions options;
       options.opt_level = target.opt_level;
+      options.kernel_pipeline = target.kernel_pipeline;
       options.cpu = target.cpu;
       options.features = target.features;
       options.cache_dir = target.cache_dir;

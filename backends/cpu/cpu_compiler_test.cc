@@ -115,6 +115,33 @@ std::map<std::string, std::string> CompiledIr(absl::string_view text, CpuCompile
   return files;
 }
 
+// Transposing kernels with long result rows loop over tiles, 4-byte ones
+// through the tile routine; short rows do not (transpose_kernels.cc).
+TEST(CpuCompilerTest, TransposingKernelsLoopOverTiles) {
+  auto ir_of = [](absl::string_view body, absl::string_view name) {
+    std::string all;
+    for (const auto& [file, ir] :
+         CompiledIr(absl::StrCat("HloModule t\nENTRY e {\n", body, "\n}\n"), {}, name)) {
+      if (absl::EndsWith(file, ".opt.ll")) all += ir;
+    }
+    return all;
+  };
+  const std::string f32 =
+      ir_of("x = f32[300,520] parameter(0)\n ROOT t = f32[520,300] transpose(x), dimensions={1,0}",
+            "tiles_f32");
+  EXPECT_TRUE(absl::StrContains(f32, "call void @tessera_transpose_tile_b32x16(")) << f32;
+  EXPECT_FALSE(absl::StrContains(f32, "scatter")) << f32;
+  const std::string s8 =
+      ir_of("x = s8[520,300] parameter(0)\n ROOT t = s8[300,520] transpose(x), dimensions={1,0}",
+            "tiles_s8");
+  EXPECT_TRUE(absl::StrContains(s8, "across.tile")) << s8;
+  EXPECT_FALSE(absl::StrContains(s8, "tessera_transpose_tile")) << s8;
+  const std::string short_rows =
+      ir_of("x = f32[64,48] parameter(0)\n ROOT t = f32[48,64] transpose(x), dimensions={1,0}",
+            "short_rows");
+  EXPECT_FALSE(absl::StrContains(short_rows, "across.tile")) << short_rows;
+}
+
 // The loop shapes that keep compile time down (loop_kernel.cc): a rank-1
 // polynomial kernel split over threads runs whole blocks plus one scalar
 // leftover loop, so the vectorizer makes no vector epilogue; an

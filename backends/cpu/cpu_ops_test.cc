@@ -691,6 +691,69 @@ ENTRY e {
   EXPECT_GT(counts.native, 0);
 }
 
+// Transposing kernels whose result rows are longer than
+// kTransposeTileMinRow loop over tiles of the two dimensions (the result's
+// minor one, and the one the operand is contiguous along): whole tiles,
+// partial ones at either edge and at the threads' boundaries, ranks 2 to 4,
+// copies to another layout, what is fused with them, element widths from
+// 1 to 16 bytes; and shorter rows, and operands read two ways, which are
+// not tiled.
+TEST(CpuOpsTest, TransposingKernelsMatchTheEvaluator) {
+  const std::vector<std::string> modules = {
+      // Whole tiles, and partial ones on either dimension or both.
+      "x = f32[288,320] parameter(0)\n ROOT t = f32[320,288] transpose(x), dimensions={1,0}",
+      "x = f32[300,520] parameter(0)\n ROOT t = f32[520,300] transpose(x), dimensions={1,0}",
+      "x = f32[1025,17] parameter(0)\n ROOT t = f32[17,1025] transpose(x), dimensions={1,0}",
+      "x = f32[259,20] parameter(0)\n ROOT t = f32[20,259] transpose(x), dimensions={1,0}",
+      // Rank 3 and 4: the minor dimension swapped with the middle or the
+      // major one, and batch dimensions around the tiles.
+      "x = f32[3,270,40] parameter(0)\n ROOT t = f32[3,40,270] transpose(x), dimensions={0,2,1}",
+      "x = f32[300,7,33] parameter(0)\n ROOT t = f32[33,7,300] transpose(x), dimensions={2,1,0}",
+      "x = f32[2,3,260,20] parameter(0)\n"
+      " ROOT t = f32[3,20,2,260] transpose(x), dimensions={1,3,0,2}",
+      // A copy to another layout, and a transposed operand under
+      // elementwise ops with a contiguous one.
+      "x = f32[70,300]{0,1} parameter(0)\n ROOT c = f32[70,300]{1,0} copy(x)",
+      "x = f32[290,40] parameter(0)\n y = f32[40,290] parameter(1)\n"
+      " t = f32[40,290] transpose(x), dimensions={1,0}\n e = f32[40,290] exponential(t)\n"
+      " ROOT s = f32[40,290] add(e, y)",
+      "x = s32[300,40] parameter(0)\n t = s32[40,300] transpose(x), dimensions={1,0}\n"
+      " ROOT c = f32[40,300] convert(t)",
+      // Widths 1, 2, 8 and 16 bytes, and PRED.
+      "x = s8[265,33] parameter(0)\n ROOT t = s8[33,265] transpose(x), dimensions={1,0}",
+      "x = bf16[300,40] parameter(0)\n ROOT t = bf16[40,300] transpose(x), dimensions={1,0}",
+      "x = f64[280,24] parameter(0)\n ROOT t = f64[24,280] transpose(x), dimensions={1,0}",
+      "x = c64[270,36] parameter(0)\n ROOT t = c64[36,270] transpose(x), dimensions={1,0}",
+      "x = pred[300,40] parameter(0)\n ROOT t = pred[40,300] transpose(x), dimensions={1,0}",
+      // An operand also read elsewhere (reversed, reduced): tiles, the
+      // operand read in place.
+      "x = f32[300,40] parameter(0)\n t = f32[40,300] transpose(x), dimensions={1,0}\n"
+      " r = f32[40,300] reverse(t), dimensions={0}\n ROOT s = f32[40,300] add(t, r)",
+      "x = f32[300,40] parameter(0)\n t = f32[40,300] transpose(x), dimensions={1,0}\n"
+      " z = f32[] constant(0)\n r = f32[300] reduce(x, z), dimensions={1}, to_apply=add\n"
+      " b = f32[40,300] broadcast(r), dimensions={1}\n ROOT s = f32[40,300] add(t, b)",
+      // Rows of at most kTransposeTileMinRow, and an operand read two ways:
+      // no tiles, still right.
+      "x = f32[64,48] parameter(0)\n ROOT t = f32[48,64] transpose(x), dimensions={1,0}",
+      "x = f32[300,300] parameter(0)\n t = f32[300,300] transpose(x), dimensions={1,0}\n"
+      " ROOT s = f32[300,300] add(x, t)",
+  };
+  for (const int64_t parallel_min_elements : {int64_t{0}, int64_t{1} << 30}) {
+    CpuCompileOptions options = LibmMath();
+    options.parallel_min_elements = parallel_min_elements;
+    for (const std::string& body : modules) {
+      SCOPED_TRACE(absl::StrCat(body, " parallel_min_elements=", parallel_min_elements));
+      Counts counts;
+      CheckModule(absl::StrCat("HloModule transposing\nadd {\n a = f32[] parameter(0)\n"
+                               " b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\n"
+                               "ENTRY e {\n ",
+                               body, "\n}\n"),
+                  {}, &counts, options);
+      EXPECT_EQ(counts.fallback, 0);
+    }
+  }
+}
+
 // Rank-1 kernels split across threads: whole blocks of 256 bytes (a
 // constant inner loop) and one scalar loop for the elements on either side
 // of them, with and without streaming stores, sizes around the block (64

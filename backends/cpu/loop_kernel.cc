@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/cpu/loop_kernel_internal.h"
+#include "backends/cpu/transpose_tile.h"
 #include "backends/llvm_ir/elemental_ir_emitter.h"
 #include "backends/llvm_ir/kernel_support.h"
 #include "backends/llvm_ir/llvm_jit_internal.h"
@@ -345,6 +346,7 @@ absl::Status EmitBlockedInnermostLoops(int64_t dimension, llvm::Value* start, ll
 
 absl::StatusOr<std::unique_ptr<LoopKernelCompiler>> LoopKernelCompiler::Create(
     const llvm_ir::JitOptions& options) {
+  RegisterTransposeTileRoutine();
   TS_ASSIGN_OR_RETURN(std::unique_ptr<llvm_ir::LlvmJit> jit, llvm_ir::LlvmJit::Create(options));
   return std::unique_ptr<LoopKernelCompiler>(
       new LoopKernelCompiler(std::shared_ptr<llvm_ir::LlvmJit>(std::move(jit))));
@@ -419,6 +421,9 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   const std::optional<RowPlan> row_plan = PlanRowKernel(computation, shape);
   const std::optional<ColumnPlan> column_plan =
       row_plan.has_value() ? std::nullopt : PlanColumnKernel(computation, shape);
+  const std::optional<TransposePlan> transpose_plan =
+      row_plan.has_value() || column_plan.has_value() ? std::nullopt
+                                                      : PlanTransposeKernel(computation, shape);
   // Column kernels: the tile's accumulators, and where the current tile
   // starts along the result's minor dimension (set while emitting).
   llvm::AllocaInst* column_accumulators = nullptr;
@@ -450,11 +455,22 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
     }
     return offset;
   };
+  // Transposing kernels: the tile of the operand transposed in registers.
+  std::shared_ptr<TransposedTile> transposed_tile;
+  std::optional<IrArray> transposed_operand;
   llvm_ir::GeneratorMap generators;
   for (const HloInstruction* hlo : computation.MakeInstructionPostOrder()) {
     switch (hlo->opcode()) {
       case HloOpcode::kParameter: {
         IrArray array(body->getArg(hlo->parameter_number()), hlo->shape());
+        if (transpose_plan.has_value() && transpose_plan->parameter == hlo &&
+            TransposesInRegisters(*transpose_plan)) {
+          transposed_tile = std::make_shared<TransposedTile>();
+          transposed_operand.emplace(array);
+          generators[hlo] =
+              MakeTransposedTileGenerator(*transpose_plan, array, transposed_tile, &b);
+          break;
+        }
         generators[hlo] = [array, &b](const IrIndex& index) { return array.EmitRead(index, &b); };
         break;
       }
@@ -576,6 +592,15 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
     IrIndex index({}, shape, i64, llvm::ConstantInt::get(i64, 0));
     TS_ASSIGN_OR_RETURN(llvm::Value * value, generator(index));
     TS_RETURN_IF_ERROR(result.EmitWrite(index, value, &b));
+  } else if (transpose_plan.has_value()) {
+    kernel->work_size_ = shape.dimensions(llvm_ir::MinorToMajor(shape).back());
+    if (options.whole_range) {
+      begin = llvm::ConstantInt::get(i64, 0);
+      end = llvm::ConstantInt::get(i64, kernel->work_size_);
+    }
+    TS_RETURN_IF_ERROR(
+        EmitTransposeTiles(*transpose_plan, shape, begin, end, generator, result, transposed_tile,
+                           transposed_operand.has_value() ? &*transposed_operand : nullptr, &b));
   } else {
     TS_ASSIGN_OR_RETURN(std::vector<int64_t> strides, llvm_ir::LayoutStrides(shape));
     const std::vector<int64_t> minor_to_major = llvm_ir::MinorToMajor(shape);

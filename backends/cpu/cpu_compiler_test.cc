@@ -142,6 +142,26 @@ TEST(CpuCompilerTest, TransposingKernelsLoopOverTiles) {
   EXPECT_FALSE(absl::StrContains(short_rows, "across.tile")) << short_rows;
 }
 
+// A concatenate along the minor dimension is one loop per operand, each a
+// contiguous copy: no gathers, no select per element.
+TEST(CpuCompilerTest, ConcatenatingKernelsLoopPerOperand) {
+  std::string all;
+  for (const auto& [file, ir] : CompiledIr(R"(
+HloModule concat
+ENTRY e {
+  x = f32[64,1000] parameter(0)
+  y = f32[64,1000] parameter(1)
+  ROOT c = f32[64,2000] concatenate(x, y), dimensions={1}
+}
+)",
+                                           {}, "concat")) {
+    if (absl::EndsWith(file, ".opt.ll")) all += ir;
+  }
+  EXPECT_TRUE(absl::StrContains(all, "d1.part1")) << all;
+  EXPECT_FALSE(absl::StrContains(all, "gather")) << all;
+  EXPECT_FALSE(absl::StrContains(all, "select <")) << all;
+}
+
 // The loop shapes that keep compile time down (loop_kernel.cc): a rank-1
 // polynomial kernel split over threads runs whole blocks plus one scalar
 // leftover loop, so the vectorizer makes no vector epilogue; an

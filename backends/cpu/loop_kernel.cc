@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/cpu/loop_kernel_internal.h"
@@ -89,6 +90,22 @@ void LoopKernelCompiler::AddPending(llvm_ir::ModuleWithContext&& module, std::st
   pending->name = std::move(name);
   pending->function = std::move(address);
   pending_.push_back(std::move(pending));
+}
+
+bool EveryUserUpTo(const HloInstruction* hlo, const HloInstruction* root,
+                   absl::FunctionRef<bool(const HloInstruction*)> allowed) {
+  std::vector<const HloInstruction*> stack = {hlo};
+  absl::flat_hash_set<const HloInstruction*> seen;
+  while (!stack.empty()) {
+    const HloInstruction* h = stack.back();
+    stack.pop_back();
+    if (!seen.insert(h).second || h == root) continue;
+    for (const HloInstruction* user : h->users()) {
+      if (!allowed(user)) return false;
+      stack.push_back(user);
+    }
+  }
+  return true;
 }
 
 namespace {
@@ -424,6 +441,13 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   const std::optional<TransposePlan> transpose_plan =
       row_plan.has_value() || column_plan.has_value() ? std::nullopt
                                                       : PlanTransposeKernel(computation, shape);
+  const std::optional<ConcatenatePlan> concatenate_plan =
+      row_plan.has_value() || column_plan.has_value() || transpose_plan.has_value()
+          ? std::nullopt
+          : PlanConcatenateKernel(computation, shape);
+  // Concatenating kernels: the operand whose loop is being emitted (-1:
+  // none).
+  auto concatenate_segment = std::make_shared<int64_t>(-1);
   // Column kernels: the tile's accumulators, and where the current tile
   // starts along the result's minor dimension (set while emitting).
   llvm::AllocaInst* column_accumulators = nullptr;
@@ -543,6 +567,14 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
       }
       default: {
         TS_ASSIGN_OR_RETURN(generators[hlo], emitter->MakeElementGenerator(hlo, generators));
+        if (concatenate_plan.has_value() && concatenate_plan->concatenate == hlo) {
+          std::vector<llvm_ir::ElementGenerator> operands;
+          for (const HloInstruction* operand : hlo->operands()) {
+            operands.push_back(generators.at(operand));
+          }
+          generators[hlo] = MakeConcatenateSegmentGenerator(
+              *concatenate_plan, generators[hlo], std::move(operands), concatenate_segment, &b);
+        }
         break;
       }
     }
@@ -616,7 +648,7 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
     bool stored = false;
     // Row kernels too, when their rows' values come before the innermost
     // loop (a row of more than one dimension's worth of elements).
-    const bool streaming = !column_plan.has_value() &&
+    const bool streaming = !column_plan.has_value() && !concatenate_plan.has_value() &&
                            (!row_plan.has_value() || row_plan->rows < rank) &&
                            StreamsResult(shape, options);
     const bool long_chains =
@@ -642,6 +674,35 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
       // know (rank 1, split across threads): blocks and leftovers.  (For
       // cheap bodies the vectorizer's own remainder loops compile faster:
       // a 1M-element add, 3.9 against 4.4 ms.)
+      if (k == 0 && concatenate_plan.has_value()) {
+        // One loop per operand, over its part of [start, stop).
+        for (size_t segment = 0; segment < concatenate_plan->offsets.size(); ++segment) {
+          if (concatenate_plan->sizes[segment] == 0) continue;
+          llvm::Value* low = llvm::ConstantInt::get(i64, concatenate_plan->offsets[segment]);
+          llvm::Value* high = llvm::ConstantInt::get(
+              i64, concatenate_plan->offsets[segment] + concatenate_plan->sizes[segment]);
+          llvm::Value* from = b.CreateSelect(b.CreateICmpSGT(start, low), start, low);
+          llvm::Value* to = b.CreateSelect(b.CreateICmpSLT(stop, high), stop, high);
+          llvm_ir::ForLoop part =
+              llvm_ir::ForLoop::Emit(absl::StrCat("d", dimension, ".part", segment), from, to, &b);
+          multi_index[dimension] = part.induction_variable();
+          llvm::Value* element_linear =
+              b.CreateAdd(linear,
+                          b.CreateMul(part.induction_variable(),
+                                      llvm::ConstantInt::get(i64, strides[dimension]), "",
+                                      /*HasNUW=*/true, /*HasNSW=*/true),
+                          "linear", /*HasNUW=*/true, /*HasNSW=*/true);
+          *concatenate_segment = static_cast<int64_t>(segment);
+          IrIndex index(multi_index, shape, i64, element_linear);
+          absl::StatusOr<llvm::Value*> value = generator(index);
+          *concatenate_segment = -1;
+          if (!value.ok()) return value.status();
+          TS_RETURN_IF_ERROR(result.EmitWrite(index, *value, &b));
+          part.Finish(&b);
+        }
+        stored = true;
+        break;
+      }
       const bool unknown_range = rank == 1 && !options.whole_range && !row_plan.has_value();
       if (k == 0 && (streaming || (long_chains && unknown_range))) {
         TS_RETURN_IF_ERROR(EmitBlockedInnermostLoops(dimension, start, stop, linear, multi_index,

@@ -1,6 +1,7 @@
 // What the CPU kernel emitters (loop_kernel.cc, reduce_emitter.cc,
-// row_column_kernels.cc, transpose_kernels.cc, scatter_kernel.cc,
-// variadic_reduce_kernel.cc, comparator_kernel.cc) share.
+// row_column_kernels.cc, transpose_kernels.cc, concatenate_kernels.cc,
+// scatter_kernel.cc, variadic_reduce_kernel.cc, comparator_kernel.cc)
+// share.
 // Includes LLVM headers: for those files only.
 #ifndef TESSERA_BACKENDS_CPU_LOOP_KERNEL_INTERNAL_H_
 #define TESSERA_BACKENDS_CPU_LOOP_KERNEL_INTERNAL_H_
@@ -11,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "backends/llvm_ir/elemental_ir_emitter.h"
 #include "backends/llvm_ir/loop_emitter.h"
@@ -40,6 +42,11 @@ absl::StatusOr<llvm::Value*> EmitReducer(const HloComputation& reducer, llvm::Va
 // (elementwise ops, reshapes, transposes, slices, reverses): a generator
 // for `hlo` is not recomputed per element of a broadcast.
 bool ReadOncePerElement(const HloInstruction* hlo);
+
+// Whether every transitive user of `hlo` (within its computation, not past
+// `root`) is `allowed` (loop_kernel.cc).
+bool EveryUserUpTo(const HloInstruction* hlo, const HloInstruction* root,
+                   absl::FunctionRef<bool(const HloInstruction*)> allowed);
 
 // OK when `hlo` (a reduce or reduce-window) has a two-parameter reducer of
 // scalar elementwise ops on its result's element type.
@@ -180,6 +187,34 @@ absl::Status EmitTransposeTiles(const TransposePlan& plan, const Shape& shape, l
                                 const llvm_ir::IrArray& result,
                                 const std::shared_ptr<TransposedTile>& tile,
                                 const llvm_ir::IrArray* operand, llvm::IRBuilder<>* b);
+
+// A concatenating kernel: a concatenate along the result's minor-most
+// dimension, read at the root's own index (the root, or under elementwise
+// ops).  Computed element by element it picks its operand per element (a
+// clamped read of each and a select), which the vectorizer can only gather;
+// instead the innermost loop is split at the operands' boundaries, one loop
+// per operand reading it directly, contiguous (two [1024,1000] f32 operands
+// into [1024,2000]: 0.45 -> 0.069 ms, XLA 0.071).  Up to
+// kMaxConcatenateSegments operands (each loop is a copy of the kernel's
+// body).
+constexpr int64_t kMaxConcatenateSegments = 8;
+
+struct ConcatenatePlan {
+  const HloInstruction* concatenate = nullptr;
+  int64_t dimension = 0;
+  std::vector<int64_t> offsets;  // where each operand starts along it
+  std::vector<int64_t> sizes;
+};
+
+std::optional<ConcatenatePlan> PlanConcatenateKernel(const HloComputation& computation,
+                                                     const Shape& root_shape);
+
+// The concatenate's generator: while `segment` is an operand's number, it
+// reads that operand directly; otherwise (-1), `whole`.
+llvm_ir::ElementGenerator MakeConcatenateSegmentGenerator(
+    const ConcatenatePlan& plan, llvm_ir::ElementGenerator whole,
+    std::vector<llvm_ir::ElementGenerator> operands, std::shared_ptr<const int64_t> segment,
+    llvm::IRBuilder<>* b);
 
 // The entry of a partitioned kernel, `void name(ptr buffers, i64 begin,
 // i64 end)`, added to `module` with its (empty) "entry" block.

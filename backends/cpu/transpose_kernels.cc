@@ -35,35 +35,6 @@ static_assert(kTransposeTile == kTransposeTileRoutineSize, "the tile routine's s
 // dimension other than the root's minor-most one is read across the rows
 // of the loops: the plan names that dimension, for the largest such
 // parameter.
-namespace {
-
-// Whether every transitive user of `parameter` up to `root` is on the walk
-// (has a mapping, and is elementwise, a copy or a transpose): then it is
-// read only at the indices of the result's element being computed, which a
-// tile of it holds.  (A broadcast or a reduce of it would read elsewhere.)
-bool ReadOnlyThroughTheWalk(
-    const HloInstruction* parameter,
-    const absl::flat_hash_map<const HloInstruction*, std::vector<int64_t>>& mapping,
-    const HloInstruction* root) {
-  std::vector<const HloInstruction*> stack = {parameter};
-  absl::flat_hash_set<const HloInstruction*> seen;
-  while (!stack.empty()) {
-    const HloInstruction* h = stack.back();
-    stack.pop_back();
-    if (!seen.insert(h).second || h == root) continue;
-    for (const HloInstruction* user : h->users()) {
-      const bool on_walk =
-          mapping.contains(user) && (user->IsElementwise() || user->opcode() == HloOpcode::kCopy ||
-                                     user->opcode() == HloOpcode::kTranspose);
-      if (!on_walk) return false;
-      stack.push_back(user);
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
 std::optional<TransposePlan> PlanTransposeKernel(const HloComputation& computation,
                                                  const Shape& root_shape) {
   const int64_t rank = root_shape.rank();
@@ -121,7 +92,14 @@ std::optional<TransposePlan> PlanTransposeKernel(const HloComputation& computati
       if (!inserted && slot->second != operand_mapping) return std::nullopt;
     }
   }
-  if (plan.has_value() && !ReadOnlyThroughTheWalk(plan->parameter, mapping, root)) {
+  // Whether the operand is read only at the indices of the result's element
+  // being computed (which a tile of it holds): every transitive user on the
+  // walk.  (A broadcast or a reduce of it would read elsewhere.)
+  if (plan.has_value() && !EveryUserUpTo(plan->parameter, root, [&](const HloInstruction* user) {
+        return mapping.contains(user) &&
+               (user->IsElementwise() || user->opcode() == HloOpcode::kCopy ||
+                user->opcode() == HloOpcode::kTranspose);
+      })) {
     // Tiles still, but the operand is read where it is.
     plan->parameter = nullptr;
     plan->parameter_to_root.clear();

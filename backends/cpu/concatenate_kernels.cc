@@ -10,32 +10,23 @@
 namespace tessera {
 namespace cpu {
 
-// The instructions the root reads at its own index: the root, and the
-// same-rank operands of elementwise ops among them.  A concatenate among
-// them along the root's minor-most dimension, whose every transitive user
-// is among them too (nothing reads it elsewhere), is planned.
+// A concatenate among the instructions the root reads at its own index,
+// along the root's minor-most dimension, whose every transitive user is
+// among them too (nothing reads it elsewhere), is planned.
 std::optional<ConcatenatePlan> PlanConcatenateKernel(const HloComputation& computation,
                                                      const Shape& root_shape) {
   const HloInstruction* root = computation.root_instruction();
   const int64_t rank = root_shape.rank();
   if (root == nullptr || rank < 1 || root->shape().rank() != rank) return std::nullopt;
   const int64_t minor = llvm_ir::MinorToMajor(root_shape)[0];
-  absl::flat_hash_set<const HloInstruction*> at_root_index = {root};
-  std::vector<const HloInstruction*> stack = {root};
+  const absl::flat_hash_set<const HloInstruction*> at_root_index =
+      InstructionsAtRootIndex(computation);
   const HloInstruction* concatenate = nullptr;
-  while (!stack.empty()) {
-    const HloInstruction* h = stack.back();
-    stack.pop_back();
-    if (h->opcode() == HloOpcode::kConcatenate && concatenate == nullptr &&
-        h->dimensions().size() == 1 && h->dimensions(0) == minor) {
+  for (const HloInstruction* h : at_root_index) {
+    if (h->opcode() == HloOpcode::kConcatenate && h->dimensions().size() == 1 &&
+        h->dimensions(0) == minor) {
       concatenate = h;
-    }
-    if (!h->IsElementwise()) continue;
-    for (const HloInstruction* operand : h->operands()) {
-      if (operand->shape().IsArray() && operand->shape().rank() == rank &&
-          at_root_index.insert(operand).second) {
-        stack.push_back(operand);
-      }
+      break;
     }
   }
   if (concatenate == nullptr) return std::nullopt;

@@ -162,6 +162,30 @@ ENTRY e {
   EXPECT_FALSE(absl::StrContains(all, "select <")) << all;
 }
 
+// A prefix scan keeps a running accumulator: no loop over a window per
+// element.
+TEST(CpuCompilerTest, ScanningKernelsKeepARunningValue) {
+  std::string all;
+  for (const auto& [file, ir] : CompiledIr(R"(
+HloModule cumsum
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[64,1000] parameter(0)
+  z = f32[] constant(0)
+  ROOT c = f32[64,1000] reduce-window(x, z), window={size=1x1000 pad=0_0x999_0}, to_apply=add
+}
+)",
+                                           {}, "cumsum")) {
+    if (!absl::EndsWith(file, ".opt.ll")) all += ir;
+  }
+  EXPECT_TRUE(absl::StrContains(all, "c.accumulators")) << all;
+  EXPECT_FALSE(absl::StrContains(all, ".w1")) << all;  // the window loop
+}
+
 // The loop shapes that keep compile time down (loop_kernel.cc): a rank-1
 // polynomial kernel split over threads runs whole blocks plus one scalar
 // leftover loop, so the vectorizer makes no vector epilogue; an

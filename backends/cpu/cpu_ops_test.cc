@@ -757,6 +757,49 @@ TEST(CpuOpsTest, ConcatenatingKernelsMatchTheEvaluator) {
   CheckEachEntry("", modules);
 }
 
+// Scanning kernels (a reduce-window folding everything before each element
+// along one dimension) keep a running accumulator: along the minor, the
+// major (one thread) and a middle dimension, sums, products and maxima of
+// floats and integers, a window longer than the dimension, elementwise ops
+// around it; and windows that are not prefix scans, or a scan read twice,
+// which are not planned.  Bit for bit: the same folds in the same order.
+TEST(CpuOpsTest, ScanningKernelsMatchTheEvaluator) {
+  const std::string reducers =
+      "add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\n"
+      "mul {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+      " ROOT s = f32[] multiply(a, b)\n}\n"
+      "max {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] maximum(a, b)\n}\n"
+      "iadd {\n a = s32[] parameter(0)\n b = s32[] parameter(1)\n ROOT s = s32[] add(a, b)\n}\n"
+      "dadd {\n a = f64[] parameter(0)\n b = f64[] parameter(1)\n ROOT s = f64[] add(a, b)\n}\n";
+  const std::vector<std::string> modules = {
+      "x = f32[30,100] parameter(0)\n z = f32[] constant(0)\n"
+      " ROOT c = f32[30,100] reduce-window(x, z), window={size=1x100 pad=0_0x99_0}, to_apply=add",
+      "x = f32[64,37] parameter(0)\n z = f32[] constant(0)\n"
+      " ROOT c = f32[64,37] reduce-window(x, z), window={size=64x1 pad=63_0x0_0}, to_apply=add",
+      "x = f32[5,20,33] parameter(0)\n z = f32[] constant(1)\n"
+      " ROOT c = f32[5,20,33] reduce-window(x, z), window={size=1x20x1 pad=0_0x19_0x0_0},"
+      " to_apply=mul",
+      "x = f32[300] parameter(0)\n z = f32[] constant(-inf)\n"
+      " ROOT c = f32[300] reduce-window(x, z), window={size=300 pad=299_0}, to_apply=max",
+      "x = s32[40,50] parameter(0)\n z = s32[] constant(0)\n"
+      " ROOT c = s32[40,50] reduce-window(x, z), window={size=1x50 pad=0_0x49_0}, to_apply=iadd",
+      "x = f64[12,70] parameter(0)\n z = f64[] constant(0)\n"
+      " ROOT c = f64[12,70] reduce-window(x, z), window={size=1x90 pad=0_0x89_0}, to_apply=dadd",
+      "x = f32[16,64] parameter(0)\n y = f32[16,64] parameter(1)\n z = f32[] constant(0)\n"
+      " c = f32[16,64] reduce-window(x, z), window={size=1x64 pad=0_0x63_0}, to_apply=add\n"
+      " e = f32[16,64] exponential(c)\n ROOT s = f32[16,64] add(e, y)",
+      // Not planned: a sliding window, a suffix scan, a scan read twice.
+      "x = f32[8,50] parameter(0)\n z = f32[] constant(0)\n"
+      " ROOT c = f32[8,50] reduce-window(x, z), window={size=1x3 pad=0_0x2_0}, to_apply=add",
+      "x = f32[8,50] parameter(0)\n z = f32[] constant(0)\n"
+      " ROOT c = f32[8,50] reduce-window(x, z), window={size=1x50 pad=0_0x0_49}, to_apply=add",
+      "x = f32[8,50] parameter(0)\n z = f32[] constant(0)\n"
+      " c = f32[8,50] reduce-window(x, z), window={size=1x50 pad=0_0x49_0}, to_apply=add\n"
+      " ROOT m = f32[8,50] multiply(c, c)",
+  };
+  CheckEachEntry(reducers, modules);
+}
+
 // Transposing kernels whose result rows are longer than
 // kTransposeTileMinRow loop over tiles of the two dimensions (the result's
 // minor one, and the one the operand is contiguous along): whole tiles,

@@ -108,6 +108,27 @@ bool EveryUserUpTo(const HloInstruction* hlo, const HloInstruction* root,
   return true;
 }
 
+absl::flat_hash_set<const HloInstruction*> InstructionsAtRootIndex(
+    const HloComputation& computation) {
+  const HloInstruction* root = computation.root_instruction();
+  if (root == nullptr || !root->shape().IsArray()) return {};
+  const int64_t rank = root->shape().rank();
+  absl::flat_hash_set<const HloInstruction*> at_root_index = {root};
+  std::vector<const HloInstruction*> stack = {root};
+  while (!stack.empty()) {
+    const HloInstruction* h = stack.back();
+    stack.pop_back();
+    if (!h->IsElementwise()) continue;
+    for (const HloInstruction* operand : h->operands()) {
+      if (operand->shape().IsArray() && operand->shape().rank() == rank &&
+          at_root_index.insert(operand).second) {
+        stack.push_back(operand);
+      }
+    }
+  }
+  return at_root_index;
+}
+
 namespace {
 
 // The loops of an in-place dynamic-update-slice (see Compile): over the
@@ -438,11 +459,17 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   const std::optional<RowPlan> row_plan = PlanRowKernel(computation, shape);
   const std::optional<ColumnPlan> column_plan =
       row_plan.has_value() ? std::nullopt : PlanColumnKernel(computation, shape);
+  // A scan must run along its dimension in order: no tiles, no split loops.
+  const std::optional<ScanPlan> scan_plan = row_plan.has_value() || column_plan.has_value()
+                                                ? std::nullopt
+                                                : PlanScanKernel(computation, shape);
   const std::optional<TransposePlan> transpose_plan =
-      row_plan.has_value() || column_plan.has_value() ? std::nullopt
-                                                      : PlanTransposeKernel(computation, shape);
+      row_plan.has_value() || column_plan.has_value() || scan_plan.has_value()
+          ? std::nullopt
+          : PlanTransposeKernel(computation, shape);
   const std::optional<ConcatenatePlan> concatenate_plan =
-      row_plan.has_value() || column_plan.has_value() || transpose_plan.has_value()
+      row_plan.has_value() || column_plan.has_value() || scan_plan.has_value() ||
+              transpose_plan.has_value()
           ? std::nullopt
           : PlanConcatenateKernel(computation, shape);
   // Concatenating kernels: the operand whose loop is being emitted (-1:
@@ -561,6 +588,11 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
         break;
       }
       case HloOpcode::kReduceWindow: {
+        if (scan_plan.has_value() && scan_plan->reduce_window == hlo) {
+          TS_ASSIGN_OR_RETURN(generators[hlo],
+                              MakeScanGenerator(*scan_plan, generators, emitter.get(), &b));
+          break;
+        }
         TS_ASSIGN_OR_RETURN(generators[hlo],
                             MakeReduceWindowGenerator(hlo, generators, emitter.get(), &b));
         break;
@@ -638,9 +670,14 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
     const std::vector<int64_t> minor_to_major = llvm_ir::MinorToMajor(shape);
     const int64_t rank = shape.rank();
     kernel->work_size_ = shape.dimensions(minor_to_major[rank - 1]);
-    if (options.whole_range) {
+    // A scan of the major-most dimension cannot be split: one call does it
+    // all.
+    const bool whole_range = options.whole_range || (scan_plan.has_value() &&
+                                                     scan_plan->dimension == minor_to_major.back());
+    if (whole_range) {
       begin = llvm::ConstantInt::get(i64, 0);
       end = llvm::ConstantInt::get(i64, kernel->work_size_);
+      if (!options.whole_range) kernel->work_size_ = 1;
     }
     std::vector<llvm::Value*> multi_index(rank, nullptr);
     std::vector<llvm_ir::ForLoop> loops;
@@ -648,9 +685,9 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
     bool stored = false;
     // Row kernels too, when their rows' values come before the innermost
     // loop (a row of more than one dimension's worth of elements).
-    const bool streaming = !column_plan.has_value() && !concatenate_plan.has_value() &&
-                           (!row_plan.has_value() || row_plan->rows < rank) &&
-                           StreamsResult(shape, options);
+    const bool streaming =
+        !column_plan.has_value() && !concatenate_plan.has_value() && !scan_plan.has_value() &&
+        (!row_plan.has_value() || row_plan->rows < rank) && StreamsResult(shape, options);
     const bool long_chains =
         options.polynomial_math && !options.epilogue && HasPolynomialMathOp(computation);
     if (streaming) {
@@ -703,7 +740,7 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
         stored = true;
         break;
       }
-      const bool unknown_range = rank == 1 && !options.whole_range && !row_plan.has_value();
+      const bool unknown_range = rank == 1 && !whole_range && !row_plan.has_value();
       if (k == 0 && (streaming || (long_chains && unknown_range))) {
         TS_RETURN_IF_ERROR(EmitBlockedInnermostLoops(dimension, start, stop, linear, multi_index,
                                                      generator, result, long_chains, math,
@@ -714,7 +751,7 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
       loops.push_back(llvm_ir::ForLoop::Emit(absl::StrCat("d", dimension), start, stop, &b));
       if (k == 0 && long_chains) {
         MarkLongChainLoop(loops.back(), math, RoutineLoopWidth(computation),
-                          row_plan.has_value() || rank > 1 || options.whole_range
+                          row_plan.has_value() || rank > 1 || whole_range
                               ? std::optional<int64_t>(shape.dimensions(dimension))
                               : std::nullopt);
       }

@@ -1,7 +1,7 @@
 // What the CPU kernel emitters (loop_kernel.cc, reduce_emitter.cc,
 // row_column_kernels.cc, transpose_kernels.cc, concatenate_kernels.cc,
-// scatter_kernel.cc, variadic_reduce_kernel.cc, comparator_kernel.cc)
-// share.
+// scan_kernels.cc, scatter_kernel.cc, variadic_reduce_kernel.cc,
+// comparator_kernel.cc) share.
 // Includes LLVM headers: for those files only.
 #ifndef TESSERA_BACKENDS_CPU_LOOP_KERNEL_INTERNAL_H_
 #define TESSERA_BACKENDS_CPU_LOOP_KERNEL_INTERNAL_H_
@@ -12,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "backends/llvm_ir/elemental_ir_emitter.h"
@@ -47,6 +48,11 @@ bool ReadOncePerElement(const HloInstruction* hlo);
 // `root`) is `allowed` (loop_kernel.cc).
 bool EveryUserUpTo(const HloInstruction* hlo, const HloInstruction* root,
                    absl::FunctionRef<bool(const HloInstruction*)> allowed);
+
+// The instructions a computation's root reads at its own index: the root,
+// and the same-rank operands of elementwise ops among them (loop_kernel.cc).
+absl::flat_hash_set<const HloInstruction*> InstructionsAtRootIndex(
+    const HloComputation& computation);
 
 // OK when `hlo` (a reduce or reduce-window) has a two-parameter reducer of
 // scalar elementwise ops on its result's element type.
@@ -215,6 +221,35 @@ llvm_ir::ElementGenerator MakeConcatenateSegmentGenerator(
     const ConcatenatePlan& plan, llvm_ir::ElementGenerator whole,
     std::vector<llvm_ir::ElementGenerator> operands, std::shared_ptr<const int64_t> segment,
     llvm::IRBuilder<>* b);
+
+// A scanning kernel: a reduce-window that folds, per element, every element
+// up to it along one dimension (a prefix scan: jnp.cumsum, cumprod,
+// cummax), read once per element at the root's index.  Computed as a window
+// per element it costs the dimension's length per element (a 1024x1024
+// cumsum along rows ran 634 ms); instead each element folds its input into
+// the running value of the element before it, kept in an accumulator per
+// position of the dimensions inside the scanned one (in the result's
+// layout), in the order of the loops: the same folds, in the same order, as
+// the evaluator's.  A kernel scanning its major-most dimension runs on one
+// thread (its range is not split).
+constexpr int64_t kMaxScanAccumulators = 16384;
+
+struct ScanPlan {
+  const HloInstruction* reduce_window = nullptr;
+  int64_t dimension = 0;
+  // An accumulator's position: the index times these strides (0 for the
+  // scanned dimension and those outside it).
+  std::vector<int64_t> inner_strides;
+  int64_t accumulators = 1;
+};
+
+std::optional<ScanPlan> PlanScanKernel(const HloComputation& computation, const Shape& root_shape);
+
+// The scanning reduce-window's generator (scan_kernels.cc).
+absl::StatusOr<llvm_ir::ElementGenerator> MakeScanGenerator(const ScanPlan& plan,
+                                                            const llvm_ir::GeneratorMap& generators,
+                                                            llvm_ir::ElementalIrEmitter* emitter,
+                                                            llvm::IRBuilder<>* b);
 
 // The entry of a partitioned kernel, `void name(ptr buffers, i64 begin,
 // i64 end)`, added to `module` with its (empty) "entry" block.

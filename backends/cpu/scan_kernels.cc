@@ -1,0 +1,135 @@
+// Scanning kernels (loop_kernel_internal.h): a reduce-window that is a
+// prefix scan (jnp.cumsum, cumprod, cummax, ...) computed with a running
+// accumulator instead of a window per element.
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/loop_kernel_internal.h"
+#include "backends/llvm_ir/loop_emitter.h"
+#include "hlo/ir/status_macros.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+
+namespace tessera {
+namespace cpu {
+namespace {
+
+// The dimension along which `window` folds every element up to the
+// output's own position (of an operand `dimensions` long), in order: size s
+// with s - 1 low padding of at least the dimension's length less one, no
+// high padding, stride 1, no dilation; every other dimension a window of
+// one.  -1 if none.
+int64_t PrefixScanDimension(const std::vector<WindowDimension>& window,
+                            const std::vector<int64_t>& dimensions) {
+  int64_t scanned = -1;
+  for (size_t d = 0; d < window.size(); ++d) {
+    const WindowDimension& w = window[d];
+    if (w.stride != 1 || w.window_dilation != 1 || w.base_dilation != 1 || w.window_reversal) {
+      return -1;
+    }
+    if (w.size == 1 && w.padding_low == 0 && w.padding_high == 0) continue;
+    if (scanned >= 0 || w.size < 2 || w.padding_low != w.size - 1 || w.padding_high != 0 ||
+        w.padding_low < dimensions[d] - 1) {
+      return -1;
+    }
+    scanned = static_cast<int64_t>(d);
+  }
+  return scanned;
+}
+
+}  // namespace
+
+std::optional<ScanPlan> PlanScanKernel(const HloComputation& computation, const Shape& root_shape) {
+  const HloInstruction* root = computation.root_instruction();
+  const int64_t rank = root_shape.rank();
+  if (root == nullptr || rank < 1) return std::nullopt;
+  const absl::flat_hash_set<const HloInstruction*> at_root_index =
+      InstructionsAtRootIndex(computation);
+  for (const HloInstruction* h : at_root_index) {
+    if (h->opcode() != HloOpcode::kReduceWindow || h->operand_count() != 2 ||
+        !h->shape().IsArray() || h->shape().dimensions() != root_shape.dimensions() ||
+        h->operand(0)->shape().dimensions() != root_shape.dimensions()) {
+      continue;
+    }
+    const int64_t dimension = PrefixScanDimension(h->window().dimensions, root_shape.dimensions());
+    if (dimension < 0) continue;
+    // Read once per element of the root, at its index, in the loops' order:
+    // one use by each op up to the root (each read updates the
+    // accumulator).
+    bool read_once = true;
+    for (const HloInstruction* x = h; x != root && read_once;) {
+      if (x->user_count() != 1) {
+        read_once = false;
+        break;
+      }
+      const HloInstruction* user = x->users()[0];
+      read_once = at_root_index.contains(user) && user->IsElementwise() &&
+                  std::count(user->operands().begin(), user->operands().end(), x) == 1;
+      x = user;
+    }
+    if (!read_once) continue;
+    // One accumulator per position of the dimensions inside the scanned
+    // one (in the root's layout), in the stack.
+    const std::vector<int64_t> minor_to_major = llvm_ir::MinorToMajor(root_shape);
+    ScanPlan plan;
+    plan.reduce_window = h;
+    plan.dimension = dimension;
+    int64_t stride = 1;
+    plan.inner_strides.assign(rank, 0);
+    for (int64_t d : minor_to_major) {
+      if (d == dimension) break;
+      plan.inner_strides[d] = stride;
+      stride *= root_shape.dimensions(d);
+    }
+    plan.accumulators = stride;
+    if (plan.accumulators > kMaxScanAccumulators) continue;
+    return plan;
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<llvm_ir::ElementGenerator> MakeScanGenerator(const ScanPlan& plan,
+                                                            const llvm_ir::GeneratorMap& generators,
+                                                            llvm_ir::ElementalIrEmitter* emitter,
+                                                            llvm::IRBuilder<>* b) {
+  const HloInstruction* hlo = plan.reduce_window;
+  TS_RETURN_IF_ERROR(CheckScalarReducer(*hlo));
+  TS_ASSIGN_OR_RETURN(llvm::Type * type,
+                      llvm_ir::IrValueType(hlo->shape().element_type(), b->getContext()));
+  llvm::Function* function = b->GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
+  llvm::AllocaInst* accumulators =
+      entry.CreateAlloca(type, llvm::ConstantInt::get(b->getInt64Ty(), plan.accumulators),
+                         absl::StrCat(hlo->name(), ".accumulators"));
+  llvm_ir::ElementGenerator input = generators.at(hlo->operand(0));
+  llvm_ir::ElementGenerator init = generators.at(hlo->operand(1));
+  const HloComputation* reducer = hlo->to_apply();
+  const ScanPlan scan = plan;
+  return llvm_ir::ElementGenerator(
+      [=](const llvm_ir::IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        llvm::Value* position = index.Constant(0);
+        for (int64_t d = 0; d < index.rank(); ++d) {
+          if (scan.inner_strides[d] == 0) continue;
+          position =
+              b->CreateAdd(position, b->CreateMul(index[d], index.Constant(scan.inner_strides[d])));
+        }
+        llvm::Value* slot = b->CreateInBoundsGEP(type, accumulators, {position});
+        TS_ASSIGN_OR_RETURN(llvm::Value * init_value, init(llvm_ir::IrIndex(index.index_type())));
+        // The first element of a scan starts from the init value; the
+        // others from the one before (the loops run along the scanned
+        // dimension in order, this element's slot last written by it).
+        llvm::Value* first = b->CreateICmpEQ(index[scan.dimension], index.Constant(0));
+        llvm::Value* before = b->CreateSelect(first, init_value, b->CreateLoad(type, slot));
+        TS_ASSIGN_OR_RETURN(llvm::Value * x, input(index));
+        TS_ASSIGN_OR_RETURN(llvm::Value * next, EmitReducer(*reducer, before, x, emitter, b));
+        b->CreateStore(next, slot);
+        return next;
+      });
+}
+
+}  // namespace cpu
+}  // namespace tessera

@@ -426,6 +426,12 @@ absl::StatusOr<llvm_ir::ElementGenerator> MakeReduceGenerator(
       });
 }
 
+// Windows of up to this many elements are unrolled (a 3x3 pooling's 9): the
+// loop over the result's minor dimension around them then vectorizes (an
+// 8x112x112x64 NHWC 3x3/2 max pooling: 8.3 -> 0.62 ms, XLA 3.1; its warm
+// compile 4.9 -> 8.2 ms).
+constexpr int64_t kUnrolledWindowElements = 16;
+
 // A generator for a one-input `reduce-window` with a scalar elementwise
 // reducer: per result element, from the init value, the window's elements
 // in row-major window order, accumulator first, padding and base-dilation
@@ -462,45 +468,78 @@ absl::StatusOr<llvm_ir::ElementGenerator> MakeReduceWindowGenerator(
   llvm_ir::ElementGenerator input_generator = generators.at(hlo->operand(0));
   llvm_ir::ElementGenerator init_generator = generators.at(hlo->operand(1));
   const std::string name = hlo->name();
+  int64_t window_elements = 1;
+  for (const WindowDimension& w : window) window_elements *= w.size;
+  const bool unrolled = window_elements <= kUnrolledWindowElements;
   return llvm_ir::ElementGenerator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
     llvm::Type* index_type = index.index_type();
     auto constant = [&](int64_t v) { return llvm::ConstantInt::get(index_type, v); };
     TS_ASSIGN_OR_RETURN(llvm::Value * init_value, init_generator(IrIndex(index_type)));
+    for (int64_t d = 0; d < rank; ++d) {
+      if (input_shape.dimensions(d) == 0 || window[d].size == 0) return init_value;
+    }
+    // The input position of window element `k` (per dimension) of this
+    // result element, clamped into the input, and whether it is in the
+    // input (not padding, not a base-dilation hole).
+    auto window_element = [&](const std::vector<llvm::Value*>& k,
+                              std::vector<llvm::Value*>* source) -> llvm::Value* {
+      llvm::Value* valid = b->getTrue();
+      for (int64_t d = 0; d < rank; ++d) {
+        const WindowDimension& w = window[d];
+        llvm::Value* position = b->CreateAdd(
+            b->CreateSub(b->CreateMul(index[d], constant(w.stride)), constant(w.padding_low)),
+            b->CreateMul(k[d], constant(w.window_dilation)));
+        if (w.base_dilation > 1) {
+          valid = b->CreateAnd(
+              valid,
+              b->CreateICmpEQ(b->CreateSRem(position, constant(w.base_dilation)), constant(0)));
+          position = b->CreateSDiv(position, constant(w.base_dilation));
+        }
+        const int64_t extent = input_shape.dimensions(d);
+        valid = b->CreateAnd(valid, b->CreateICmpSGE(position, constant(0)));
+        valid = b->CreateAnd(valid, b->CreateICmpSLT(position, constant(extent)));
+        llvm::Value* clamped =
+            b->CreateSelect(b->CreateICmpSLT(position, constant(0)), constant(0), position);
+        (*source)[d] = b->CreateSelect(b->CreateICmpSGT(clamped, constant(extent - 1)),
+                                       constant(extent - 1), clamped);
+      }
+      return valid;
+    };
+    std::vector<llvm::Value*> source(rank);
+    if (unrolled) {
+      // Straight-line code per window element, so that the loop around the
+      // generator (over channels, in a pooling) is the innermost one and
+      // vectorizes.
+      llvm::Value* accumulator = init_value;
+      std::vector<int64_t> k(rank, 0);
+      for (int64_t element = 0; element < window_elements; ++element) {
+        std::vector<llvm::Value*> k_values(rank);
+        for (int64_t d = 0; d < rank; ++d) k_values[d] = constant(k[d]);
+        llvm::Value* valid = window_element(k_values, &source);
+        TS_ASSIGN_OR_RETURN(llvm::Value * x,
+                            input_generator(IrIndex(source, input_shape, index_type)));
+        TS_ASSIGN_OR_RETURN(llvm::Value * next, EmitReducer(*reducer, accumulator, x, emitter, b));
+        accumulator = b->CreateSelect(valid, next, accumulator);
+        // The next window element in row-major order.
+        for (int64_t d = rank - 1; d >= 0; --d) {
+          if (++k[d] < window[d].size) break;
+          k[d] = 0;
+        }
+      }
+      return accumulator;
+    }
     llvm::Function* function = b->GetInsertBlock()->getParent();
     llvm::IRBuilder<> entry_builder(&function->getEntryBlock(), function->getEntryBlock().begin());
     llvm::AllocaInst* slot = entry_builder.CreateAlloca(value_type, nullptr, "window_accumulator");
     b->CreateStore(init_value, slot);
-    for (int64_t d = 0; d < rank; ++d) {
-      if (input_shape.dimensions(d) == 0 || window[d].size == 0) {
-        return static_cast<llvm::Value*>(b->CreateLoad(value_type, slot));
-      }
-    }
     std::vector<llvm_ir::ForLoop> loops;
-    std::vector<llvm::Value*> source(rank);
-    llvm::Value* valid = b->getTrue();
+    std::vector<llvm::Value*> k_values(rank);
     for (int64_t d = 0; d < rank; ++d) {
-      const WindowDimension& w = window[d];
       loops.push_back(llvm_ir::ForLoop::Emit(absl::StrCat(name, ".w", d), constant(0),
-                                             constant(w.size), b));
-      llvm::Value* k = loops.back().induction_variable();
-      llvm::Value* position =
-          b->CreateAdd(b->CreateSub(b->CreateMul(index[d], constant(w.stride)),
-                                    constant(w.padding_low)),
-                       b->CreateMul(k, constant(w.window_dilation)));
-      if (w.base_dilation > 1) {
-        valid = b->CreateAnd(valid, b->CreateICmpEQ(b->CreateSRem(position,
-                                                                  constant(w.base_dilation)),
-                                                    constant(0)));
-        position = b->CreateSDiv(position, constant(w.base_dilation));
-      }
-      const int64_t extent = input_shape.dimensions(d);
-      valid = b->CreateAnd(valid, b->CreateICmpSGE(position, constant(0)));
-      valid = b->CreateAnd(valid, b->CreateICmpSLT(position, constant(extent)));
-      llvm::Value* clamped =
-          b->CreateSelect(b->CreateICmpSLT(position, constant(0)), constant(0), position);
-      source[d] = b->CreateSelect(b->CreateICmpSGT(clamped, constant(extent - 1)),
-                                  constant(extent - 1), clamped);
+                                             constant(window[d].size), b));
+      k_values[d] = loops.back().induction_variable();
     }
+    llvm::Value* valid = window_element(k_values, &source);
     TS_ASSIGN_OR_RETURN(llvm::Value * x,
                         input_generator(IrIndex(source, input_shape, index_type)));
     llvm::Value* accumulator = b->CreateLoad(value_type, slot);

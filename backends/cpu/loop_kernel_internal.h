@@ -104,8 +104,13 @@ std::optional<RowPlan> PlanRowKernel(const HloComputation& computation, const Sh
 // dimensions (row-major, outermost loops) into a tile of accumulators,
 // whose inner loop runs along the contiguous dimension and vectorizes, then
 // applies the epilogue to the tile.  Each result still folds its elements
-// from the init value in the evaluator's order: bit for bit.
-constexpr int64_t kColumnTile = 64;
+// from the init value in the evaluator's order: bit for bit.  A tile of
+// 2048 (8 KiB of f32 accumulators, in L1) covers a thread's share of most
+// rows, so the input is read row after row; tiles of 64 read it in 256-byte
+// pieces a whole row apart, a page each (a 4096x2048 column sum: 1.85 ms
+// with 64, 1.02 with 2048 and masked accumulator stores, 0.58 unmasked;
+// XLA 0.57).
+constexpr int64_t kColumnTile = 2048;
 
 struct ColumnPlan {
   const HloInstruction* reduce = nullptr;

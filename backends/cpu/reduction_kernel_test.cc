@@ -363,9 +363,9 @@ ENTRY main {
 
 // Column kernels: reduces that keep the operand's minor dimension (bias
 // gradients) fold tiles of results at once along it, in the evaluator's
-// order: bit for bit, with the default options too, on sizes around the
-// tile (1, 63, 64, 65, 130), several kept and reduced dimensions, an
-// epilogue, s32 and max, split over threads.
+// order: bit for bit, with the default options too, on sizes from 1 to
+// around two tiles (vector widths, the tile's edges), several kept and
+// reduced dimensions, an epilogue, s32 and max, split over threads.
 TEST(ReductionKernelTest, ColumnKernelsMatchBitForBit) {
   const std::string text = R"(
 HloModule columns
@@ -398,7 +398,16 @@ ENTRY main {
 )";
   std::mt19937_64 rng(17);
   std::uniform_real_distribution<float> value(-2.0f, 2.0f);
-  for (auto [rows, cols] : {std::pair<int, int>{1, 1}, {9, 63}, {16, 64}, {5, 65}, {33, 130}}) {
+  for (auto [rows, cols] : {std::pair<int, int>{1, 1},
+                            {9, 63},
+                            {16, 64},
+                            {5, 65},
+                            {33, 130},
+                            // Around the tile of 2048 results (kColumnTile).
+                            {3, 2047},
+                            {2, 2048},
+                            {3, 2049},
+                            {2, 4100}}) {
     const std::string module_text =
         absl::StrReplaceAll(text, {{"ROWS", absl::StrCat(rows)}, {"COLS", absl::StrCat(cols)}});
     SCOPED_TRACE(absl::StrCat(rows, "x", cols));

@@ -13,14 +13,13 @@ namespace cpu {
 // A concatenate among the instructions the root reads at its own index,
 // along the root's minor-most dimension, whose every transitive user is
 // among them too (nothing reads it elsewhere), is planned.
-std::optional<ConcatenatePlan> PlanConcatenateKernel(const HloComputation& computation,
+std::optional<ConcatenatePlan> PlanConcatenateKernel(const HloInstruction& root_instruction,
                                                      const Shape& root_shape) {
-  const HloInstruction* root = computation.root_instruction();
+  const HloInstruction* root = &root_instruction;
   const int64_t rank = root_shape.rank();
-  if (root == nullptr || rank < 1 || root->shape().rank() != rank) return std::nullopt;
+  if (rank < 1 || root->shape().rank() != rank) return std::nullopt;
   const int64_t minor = llvm_ir::MinorToMajor(root_shape)[0];
-  const absl::flat_hash_set<const HloInstruction*> at_root_index =
-      InstructionsAtRootIndex(computation);
+  const absl::flat_hash_set<const HloInstruction*> at_root_index = InstructionsAtRootIndex(*root);
   const HloInstruction* concatenate = nullptr;
   for (const HloInstruction* h : at_root_index) {
     if (h->opcode() == HloOpcode::kConcatenate && h->dimensions().size() == 1 &&

@@ -136,6 +136,13 @@ TEST(CpuCompilerTest, TransposingKernelsLoopOverTiles) {
             "tiles_s8");
   EXPECT_TRUE(absl::StrContains(s8, "across.tile")) << s8;
   EXPECT_FALSE(absl::StrContains(s8, "tessera_transpose_tile")) << s8;
+  // JAX's ravel of a transpose: a bitcast to the transposed layout under a
+  // root reshape.
+  const std::string ravel = ir_of(
+      "x = f32[300,300]{1,0} parameter(0)\n b = f32[300,300]{0,1} bitcast(x)\n"
+      " ROOT r = f32[90000]{0} reshape(b)",
+      "tiles_ravel");
+  EXPECT_TRUE(absl::StrContains(ravel, "call void @tessera_transpose_tile_b32x16(")) << ravel;
   const std::string short_rows =
       ir_of("x = f32[64,48] parameter(0)\n ROOT t = f32[48,64] transpose(x), dimensions={1,0}",
             "short_rows");

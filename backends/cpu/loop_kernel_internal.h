@@ -49,10 +49,10 @@ bool ReadOncePerElement(const HloInstruction* hlo);
 bool EveryUserUpTo(const HloInstruction* hlo, const HloInstruction* root,
                    absl::FunctionRef<bool(const HloInstruction*)> allowed);
 
-// The instructions a computation's root reads at its own index: the root,
-// and the same-rank operands of elementwise ops among them (loop_kernel.cc).
-absl::flat_hash_set<const HloInstruction*> InstructionsAtRootIndex(
-    const HloComputation& computation);
+// The instructions a kernel's root (its computation's, or the operand a
+// root view shows) reads at its own index: the root, and the same-rank
+// operands of elementwise ops among them (loop_kernel.cc).
+absl::flat_hash_set<const HloInstruction*> InstructionsAtRootIndex(const HloInstruction& root);
 
 // OK when `hlo` (a reduce or reduce-window) has a two-parameter reducer of
 // scalar elementwise ops on its result's element type.
@@ -166,6 +166,7 @@ struct TransposePlan {
 };
 
 std::optional<TransposePlan> PlanTransposeKernel(const HloComputation& computation,
+                                                 const HloInstruction& root,
                                                  const Shape& root_shape);
 
 // Whether the plan's operand goes through the tile routine (4-byte
@@ -217,7 +218,7 @@ struct ConcatenatePlan {
   std::vector<int64_t> sizes;
 };
 
-std::optional<ConcatenatePlan> PlanConcatenateKernel(const HloComputation& computation,
+std::optional<ConcatenatePlan> PlanConcatenateKernel(const HloInstruction& root,
                                                      const Shape& root_shape);
 
 // The concatenate's generator: while `segment` is an operand's number, it
@@ -248,7 +249,7 @@ struct ScanPlan {
   int64_t accumulators = 1;
 };
 
-std::optional<ScanPlan> PlanScanKernel(const HloComputation& computation, const Shape& root_shape);
+std::optional<ScanPlan> PlanScanKernel(const HloInstruction& root, const Shape& root_shape);
 
 // The scanning reduce-window's generator (scan_kernels.cc).
 absl::StatusOr<llvm_ir::ElementGenerator> MakeScanGenerator(const ScanPlan& plan,

@@ -43,12 +43,12 @@ int64_t PrefixScanDimension(const std::vector<WindowDimension>& window,
 
 }  // namespace
 
-std::optional<ScanPlan> PlanScanKernel(const HloComputation& computation, const Shape& root_shape) {
-  const HloInstruction* root = computation.root_instruction();
+std::optional<ScanPlan> PlanScanKernel(const HloInstruction& root_instruction,
+                                       const Shape& root_shape) {
+  const HloInstruction* root = &root_instruction;
   const int64_t rank = root_shape.rank();
-  if (root == nullptr || rank < 1) return std::nullopt;
-  const absl::flat_hash_set<const HloInstruction*> at_root_index =
-      InstructionsAtRootIndex(computation);
+  if (rank < 1) return std::nullopt;
+  const absl::flat_hash_set<const HloInstruction*> at_root_index = InstructionsAtRootIndex(*root);
   for (const HloInstruction* h : at_root_index) {
     if (h->opcode() != HloOpcode::kReduceWindow || h->operand_count() != 2 ||
         !h->shape().IsArray() || h->shape().dimensions() != root_shape.dimensions() ||

@@ -30,12 +30,38 @@ static_assert(kTransposeTile == kTransposeTileRoutineSize, "the tile routine's s
 
 // Which root dimension each dimension of an instruction carries, propagated
 // from the root to operands through elementwise ops (converts among them),
-// copies and transposes; other ops end the walk.  A parameter reached
-// this way whose minor-most dimension (in its layout) carries a root
-// dimension other than the root's minor-most one is read across the rows
-// of the loops: the plan names that dimension, for the largest such
-// parameter.
+// copies, transposes and bitcasts that permute dimensions; other ops end the walk.  A parameter
+// reached this way whose minor-most dimension (in its layout) carries a root dimension other than
+// the root's minor-most one is read across the rows of the loops: the plan names that dimension,
+// for the largest such parameter.
+namespace {
+
+// For a bitcast whose result has its operand's dimensions in layout order
+// (the same array in memory, its logical dimensions permuted: what layout
+// assignment makes of a transpose), the root dimension each operand
+// dimension carries, given the result's `mapping`; nullopt for other ops.
+std::optional<std::vector<int64_t>> PhysicalBitcastMapping(const HloInstruction& h,
+                                                           const std::vector<int64_t>& mapping) {
+  if (h.opcode() != HloOpcode::kBitcast) return std::nullopt;
+  const Shape& result = h.shape();
+  const Shape& operand = h.operand(0)->shape();
+  if (!operand.IsArray() || operand.rank() != result.rank()) return std::nullopt;
+  const std::vector<int64_t> result_order = llvm_ir::MinorToMajor(result);
+  const std::vector<int64_t> operand_order = llvm_ir::MinorToMajor(operand);
+  std::vector<int64_t> operand_mapping(result.rank(), -1);
+  for (int64_t k = 0; k < result.rank(); ++k) {
+    if (result.dimensions(result_order[k]) != operand.dimensions(operand_order[k])) {
+      return std::nullopt;
+    }
+    operand_mapping[operand_order[k]] = mapping[result_order[k]];
+  }
+  return operand_mapping;
+}
+
+}  // namespace
+
 std::optional<TransposePlan> PlanTransposeKernel(const HloComputation& computation,
+                                                 const HloInstruction& root_instruction,
                                                  const Shape& root_shape) {
   const int64_t rank = root_shape.rank();
   if (rank < 2) return std::nullopt;
@@ -50,8 +76,8 @@ std::optional<TransposePlan> PlanTransposeKernel(const HloComputation& computati
   absl::flat_hash_map<const HloInstruction*, Mapping> mapping;
   Mapping identity(rank);
   for (int64_t i = 0; i < rank; ++i) identity[i] = i;
-  const HloInstruction* root = computation.root_instruction();
-  if (root == nullptr || root->shape().rank() != rank) return std::nullopt;
+  const HloInstruction* root = &root_instruction;
+  if (root->shape().rank() != rank) return std::nullopt;
   mapping[root] = identity;
   std::optional<TransposePlan> plan;
   int64_t planned_elements = 0;
@@ -79,6 +105,8 @@ std::optional<TransposePlan> PlanTransposeKernel(const HloComputation& computati
       Mapping operand(rank, -1);
       for (int64_t j = 0; j < rank; ++j) operand[h->dimensions()[j]] = m[j];
       next.push_back({h->operand(0), operand});
+    } else if (const std::optional<Mapping> operand = PhysicalBitcastMapping(*h, m)) {
+      next.push_back({h->operand(0), *operand});
     } else if (h->IsElementwise() || h->opcode() == HloOpcode::kCopy) {
       for (const HloInstruction* operand : h->operands()) {
         if (operand->shape().IsArray() && operand->shape().rank() == rank) {
@@ -98,7 +126,7 @@ std::optional<TransposePlan> PlanTransposeKernel(const HloComputation& computati
   if (plan.has_value() && !EveryUserUpTo(plan->parameter, root, [&](const HloInstruction* user) {
         return mapping.contains(user) &&
                (user->IsElementwise() || user->opcode() == HloOpcode::kCopy ||
-                user->opcode() == HloOpcode::kTranspose);
+                user->opcode() == HloOpcode::kTranspose || user->opcode() == HloOpcode::kBitcast);
       })) {
     // Tiles still, but the operand is read where it is.
     plan->parameter = nullptr;

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Single ops at realistic sizes, in XLA (through JAX) and in Tessera, side by
+side: where a kernel shape of ours is far off the peer's (it found the 460x
+prefix scan, the 20x transpose, the 13x pooling, the 6x concatenate).
+
+Usage: python3 benchmarks/peers/op_sweep.py [--tessera PATH] [--iters N] [NAME ...]
+Each op is jitted in JAX and timed in steady state (minimum of N runs); its
+HLO, as JAX lowers it, and its inputs are written to a temporary directory
+and timed with `tessera bench --backend=cpu` (the minimum it prints).  The
+ratio is Tessera's time over XLA's (under 1: Tessera is faster).  Needs JAX
+(pip install jax) and an optimized build: bazel build -c opt //tools:tessera.
+"""
+import argparse
+import os
+import re
+import subprocess
+import tempfile
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+RNG = np.random.default_rng(0)
+
+
+def f32(*shape):
+    return jnp.asarray(RNG.random(shape, dtype=np.float32))
+
+
+def indices(high, count):
+    return jnp.asarray(RNG.integers(0, high, count).astype(np.int32))
+
+
+OPS = {
+    # JAX gives a transposed result a transposed layout (no data moves);
+    # a transpose feeding an op that needs the default layout moves data.
+    "transpose_2048": (lambda x, y: x.T + y, [f32(2048, 2048), f32(2048, 2048)]),
+    "transpose_3d": (lambda x, y: jnp.transpose(x, (0, 2, 1)) + y,
+                     [f32(16, 512, 512), f32(16, 512, 512)]),
+    "transpose_ravel": (lambda x: jnp.ravel(x.T), [f32(2048, 2048)]),
+    "concatenate": (lambda a, b: jnp.concatenate([a, b], 1), [f32(1024, 1000), f32(1024, 1000)]),
+    "pad": (lambda x: jnp.pad(x, ((3, 3), (5, 5))), [f32(2048, 2000)]),
+    "reverse_minor": (lambda x: jnp.flip(x, 1), [f32(2048, 2048)]),
+    "slice_strided": (lambda x: x[::2, 1::2], [f32(4096, 4096)]),
+    "broadcast_rows": (lambda v: jnp.broadcast_to(v[None, :], (4096, 2048)) * 2.0, [f32(2048)]),
+    "column_sum": (lambda x: jnp.sum(x, 0), [f32(4096, 2048)]),
+    "row_argmax": (lambda x: jnp.argmax(x, 1), [f32(4096, 1024)]),
+    "max_pool_3x3": (
+        lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME"),
+        [f32(8, 112, 112, 64)]),
+    "cumsum_rows": (lambda x: jnp.cumsum(x, 1), [f32(1024, 1024)]),
+    "gather_rows": (lambda t, i: t[i], [f32(50000, 256), indices(50000, 8192)]),
+    "scatter_add": (lambda t, i, u: t.at[i].add(u),
+                    [f32(50000, 256), indices(50000, 8192), f32(8192, 256)]),
+    "sort_rows": (lambda x: jnp.sort(x, 1), [f32(1024, 1024)]),
+    "convert_bf16": (lambda x: x.astype(jnp.bfloat16), [f32(4096, 4096)]),
+    "dynamic_slice": (lambda x, i: lax.dynamic_slice(x, (i, 0), (1024, 4096)),
+                      [f32(4096, 4096), jnp.int32(7)]),
+    "iota_mask": (lambda x: jnp.where(jnp.arange(4096)[:, None] >= jnp.arange(4096)[None, :],
+                                      x, 0.0), [f32(4096, 4096)]),
+    "batch_matmul": (lambda a, b: a @ b, [f32(32, 128, 64), f32(32, 64, 128)]),
+}
+
+
+def jax_ms(fn, args, iters):
+    jax.block_until_ready(fn(*args))
+    times = []
+    for _ in range(iters):
+        start = time.perf_counter()
+        jax.block_until_ready(fn(*args))
+        times.append(time.perf_counter() - start)
+    return min(times) * 1e3
+
+
+def tessera_ms(tessera, directory, name, fn, args, iters):
+    module = os.path.join(directory, name + ".hlo")
+    with open(module, "w") as out:
+        out.write(fn.lower(*args).compiler_ir("hlo").as_hlo_text())
+    command = [tessera, "bench", module, "--backend=cpu", f"--iters={iters}"]
+    for k, arg in enumerate(args):
+        path = os.path.join(directory, f"{name}_in{k}.npy")
+        np.save(path, np.asarray(arg))
+        command.append(f"--input={path}")
+    run = subprocess.run(command, capture_output=True, text=True)
+    found = re.search(r"min ([0-9.]+) ms", run.stdout)
+    if not found:
+        raise RuntimeError(f"{name}: {run.stderr.strip()[-200:]}")
+    return float(found.group(1))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tessera", default="bazel-bin/tools/tessera")
+    parser.add_argument("--iters", type=int, default=30)
+    parser.add_argument("names", nargs="*")
+    args = parser.parse_args()
+    print(f"{'op':16s} {'XLA ms':>9s} {'Tessera ms':>11s} {'ratio':>6s}")
+    with tempfile.TemporaryDirectory() as directory:
+        for name, (fn, inputs) in OPS.items():
+            if args.names and name not in args.names:
+                continue
+            jitted = jax.jit(fn)
+            xla = jax_ms(jitted, inputs, args.iters)
+            ours = tessera_ms(args.tessera, directory, name, jitted, inputs, args.iters)
+            print(f"{name:16s} {xla:9.3f} {ours:11.3f} {ours / xla:6.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

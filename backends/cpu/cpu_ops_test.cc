@@ -689,6 +689,19 @@ ENTRY e {
               {}, &counts, LibmMath());
   EXPECT_EQ(counts.fallback, 0);
   EXPECT_GT(counts.native, 0);
+  // A bitcast that cycles three dimensions (the same array in memory): read
+  // through a permuted index.
+  CheckModule(R"(
+HloModule cycle
+ENTRY e {
+  x = f32[2,3,4]{2,1,0} parameter(0)
+  b = f32[4,2,3]{0,2,1} bitcast(x)
+  y = f32[4,2,3] parameter(1)
+  ROOT s = f32[4,2,3] add(b, y)
+}
+)",
+              {}, &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0);
 }
 
 // Checks a module of each entry body (after `computations`) against the

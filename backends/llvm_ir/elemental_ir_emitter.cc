@@ -773,6 +773,21 @@ absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeElementGenerator(
       const std::vector<int64_t> operand_order =
           bitcast ? MinorToMajor(operand_shape)
                   : Layout::Descending(operand_shape.rank()).minor_to_major;
+      // The same dimensions in that order (a layout assignment's transpose
+      // as a bitcast, or a reshape that changes nothing): a permutation of
+      // the index, without the division of a position back into one (which
+      // the vectorizer can only gather).
+      bool permutes = operand_shape.rank() == shape.rank();
+      for (size_t k = 0; permutes && k < order.size(); ++k) {
+        permutes = shape.dimensions(order[k]) == operand_shape.dimensions(operand_order[k]);
+      }
+      if (permutes) {
+        return remapped([order, operand_order](const IrIndex& index) {
+          std::vector<llvm::Value*> source(operand_order.size());
+          for (size_t k = 0; k < order.size(); ++k) source[operand_order[k]] = index[order[k]];
+          return source;
+        });
+      }
       return remapped([shape, operand_shape, order, operand_order, b](const IrIndex& index) {
         // The position, major-most dimension first.
         llvm::Value* linear = index.Constant(0);

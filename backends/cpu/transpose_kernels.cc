@@ -28,12 +28,6 @@ using llvm_ir::IrIndex;
 
 static_assert(kTransposeTile == kTransposeTileRoutineSize, "the tile routine's size");
 
-// Which root dimension each dimension of an instruction carries, propagated
-// from the root to operands through elementwise ops (converts among them),
-// copies, transposes and bitcasts that permute dimensions; other ops end the walk.  A parameter
-// reached this way whose minor-most dimension (in its layout) carries a root dimension other than
-// the root's minor-most one is read across the rows of the loops: the plan names that dimension,
-// for the largest such parameter.
 namespace {
 
 // For a bitcast whose result has its operand's dimensions in layout order
@@ -60,6 +54,13 @@ std::optional<std::vector<int64_t>> PhysicalBitcastMapping(const HloInstruction&
 
 }  // namespace
 
+// Which root dimension each dimension of an instruction carries, propagated
+// from the root to operands through elementwise ops (converts among them),
+// copies, transposes and bitcasts that permute dimensions; other ops end
+// the walk.  A parameter reached this way whose minor-most dimension (in
+// its layout) carries a root dimension other than the root's minor-most one
+// is read across the rows of the loops: the plan names that dimension, for
+// the largest such parameter.
 std::optional<TransposePlan> PlanTransposeKernel(const HloComputation& computation,
                                                  const HloInstruction& root_instruction,
                                                  const Shape& root_shape) {

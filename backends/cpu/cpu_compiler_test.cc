@@ -115,16 +115,21 @@ std::map<std::string, std::string> CompiledIr(absl::string_view text, CpuCompile
   return files;
 }
 
+// The IR of every module compiled for `text` with default options, after
+// optimization (or before it), joined.
+std::string JoinedIr(absl::string_view text, absl::string_view name, bool optimized = true) {
+  std::string all;
+  for (const auto& [file, ir] : CompiledIr(text, {}, name)) {
+    if (absl::EndsWith(file, ".opt.ll") == optimized) all += ir;
+  }
+  return all;
+}
+
 // Transposing kernels with long result rows loop over tiles, 4-byte ones
 // through the tile routine; short rows do not (transpose_kernels.cc).
 TEST(CpuCompilerTest, TransposingKernelsLoopOverTiles) {
   auto ir_of = [](absl::string_view body, absl::string_view name) {
-    std::string all;
-    for (const auto& [file, ir] :
-         CompiledIr(absl::StrCat("HloModule t\nENTRY e {\n", body, "\n}\n"), {}, name)) {
-      if (absl::EndsWith(file, ".opt.ll")) all += ir;
-    }
-    return all;
+    return JoinedIr(absl::StrCat("HloModule t\nENTRY e {\n", body, "\n}\n"), name);
   };
   const std::string f32 =
       ir_of("x = f32[300,520] parameter(0)\n ROOT t = f32[520,300] transpose(x), dimensions={1,0}",
@@ -152,8 +157,7 @@ TEST(CpuCompilerTest, TransposingKernelsLoopOverTiles) {
 // A concatenate along the minor dimension is one loop per operand, each a
 // contiguous copy: no gathers, no select per element.
 TEST(CpuCompilerTest, ConcatenatingKernelsLoopPerOperand) {
-  std::string all;
-  for (const auto& [file, ir] : CompiledIr(R"(
+  const std::string all = JoinedIr(R"(
 HloModule concat
 ENTRY e {
   x = f32[64,1000] parameter(0)
@@ -161,19 +165,17 @@ ENTRY e {
   ROOT c = f32[64,2000] concatenate(x, y), dimensions={1}
 }
 )",
-                                           {}, "concat")) {
-    if (absl::EndsWith(file, ".opt.ll")) all += ir;
-  }
+                                   "concat");
   EXPECT_TRUE(absl::StrContains(all, "d1.part1")) << all;
   EXPECT_FALSE(absl::StrContains(all, "gather")) << all;
   EXPECT_FALSE(absl::StrContains(all, "select <")) << all;
 }
 
 // A prefix scan keeps a running accumulator: no loop over a window per
-// element.
+// element (read in the IR before optimization, whose names are the
+// emitter's).
 TEST(CpuCompilerTest, ScanningKernelsKeepARunningValue) {
-  std::string all;
-  for (const auto& [file, ir] : CompiledIr(R"(
+  const std::string all = JoinedIr(R"(
 HloModule cumsum
 add {
   a = f32[] parameter(0)
@@ -186,9 +188,7 @@ ENTRY e {
   ROOT c = f32[64,1000] reduce-window(x, z), window={size=1x1000 pad=0_0x999_0}, to_apply=add
 }
 )",
-                                           {}, "cumsum")) {
-    if (!absl::EndsWith(file, ".opt.ll")) all += ir;
-  }
+                                   "cumsum", /*optimized=*/false);
   EXPECT_TRUE(absl::StrContains(all, "c.accumulators")) << all;
   EXPECT_FALSE(absl::StrContains(all, ".w1")) << all;  // the window loop
 }

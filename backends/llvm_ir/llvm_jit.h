@@ -40,6 +40,10 @@ struct JitOptions {
   // Empty: the host's CPU name and features (llvm::sys::getHostCPUName and
   // getHostCPUFeatures).  Otherwise an LLVM CPU name ("skylake-avx512") and
   // a feature string ("+avx2,-avx512f").
+  // Either way, functions prefer the target's widest vector registers:
+  // 512 bits where it has AVX-512 (LLVM's tuning for some AVX-512 CPUs,
+  // Sapphire Rapids among them, prefers 256; our kernels' loop hints and
+  // lane counts are sized for 64-byte registers).
   std::string cpu;
   std::string features;
   // When set, an object cache on disk: each module's object code is kept in

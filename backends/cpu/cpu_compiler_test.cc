@@ -171,12 +171,14 @@ ENTRY e {
   EXPECT_FALSE(absl::StrContains(all, "select <")) << all;
 }
 
-// A prefix scan keeps a running accumulator: no loop over a window per
-// element (read in the IR before optimization, whose names are the
+// A prefix or suffix scan keeps a running accumulator: no loop over a
+// window per element (read in the IR before optimization, whose names are the
 // emitter's).
 TEST(CpuCompilerTest, ScanningKernelsKeepARunningValue) {
-  const std::string all = JoinedIr(R"(
-HloModule cumsum
+  // A cumsum along rows, padded low (a prefix scan) or high (a suffix scan:
+  // lax.cumsum with reverse=True).
+  auto cumsum_ir = [](absl::string_view padding, absl::string_view name) {
+    return JoinedIr(absl::StrCat("HloModule ", name, R"(
 add {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -185,12 +187,17 @@ add {
 ENTRY e {
   x = f32[64,1000] parameter(0)
   z = f32[] constant(0)
-  ROOT c = f32[64,1000] reduce-window(x, z), window={size=1x1000 pad=0_0x999_0}, to_apply=add
-}
-)",
-                                   "cumsum", /*optimized=*/false);
-  EXPECT_TRUE(absl::StrContains(all, "c.accumulators")) << all;
-  EXPECT_FALSE(absl::StrContains(all, ".w1")) << all;  // the window loop
+  ROOT c = f32[64,1000] reduce-window(x, z), window={size=1x1000 pad=0_0x)",
+                                 padding, "}, to_apply=add\n}\n"),
+                    name, /*optimized=*/false);
+  };
+  const std::string prefix = cumsum_ir("999_0", "cumsum");
+  EXPECT_TRUE(absl::StrContains(prefix, "c.accumulators")) << prefix;
+  EXPECT_FALSE(absl::StrContains(prefix, ".w1")) << prefix;  // the window loop
+  const std::string suffix = cumsum_ir("0_999", "rcumsum");
+  EXPECT_TRUE(absl::StrContains(suffix, "c.accumulators")) << suffix;
+  EXPECT_TRUE(absl::StrContains(suffix, "%reversed")) << suffix;  // its loop runs from the end
+  EXPECT_FALSE(absl::StrContains(suffix, ".w1")) << suffix;
 }
 
 // The loop shapes that keep compile time down (loop_kernel.cc): a rank-1

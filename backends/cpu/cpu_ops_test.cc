@@ -705,11 +705,12 @@ ENTRY e {
 }
 
 // Checks a module of each entry body (after `computations`) against the
-// evaluator, bit for bit, run whole and split across threads: every
-// instruction native.
-void CheckEachEntry(absl::string_view computations, const std::vector<std::string>& bodies) {
+// evaluator, run whole and split across threads, with `base`'s options
+// (by default bit for bit): every instruction native.
+void CheckEachEntry(absl::string_view computations, const std::vector<std::string>& bodies,
+                    const CpuCompileOptions& base = LibmMath()) {
   for (const int64_t parallel_min_elements : {int64_t{0}, int64_t{1} << 30}) {
-    CpuCompileOptions options = LibmMath();
+    CpuCompileOptions options = base;
     options.parallel_min_elements = parallel_min_elements;
     for (const std::string& body : bodies) {
       SCOPED_TRACE(absl::StrCat(body, " parallel_min_elements=", parallel_min_elements));
@@ -774,11 +775,14 @@ TEST(CpuOpsTest, ConcatenatingKernelsMatchTheEvaluator) {
 }
 
 // Scanning kernels (a reduce-window folding everything before each element
-// along one dimension) keep a running accumulator: along the minor, the
-// major (one thread) and a middle dimension, sums, products and maxima of
-// floats and integers, a window longer than the dimension, elementwise ops
-// around it; and windows that are not prefix scans, or a scan read twice,
-// which are not planned.  Bit for bit: the same folds in the same order.
+// along one dimension, or from it to the end) keep a running accumulator:
+// along the minor, the major (one thread) and a middle dimension, sums,
+// products and maxima of floats and integers, a window longer than the
+// dimension, elementwise ops around it; and windows that are not scans, a
+// scan read twice, and suffix scans whose folds the reversed order would
+// change (float sums with reordering off, a non-commutative reducer),
+// which are not planned.  Bit for bit: prefix scans fold in the
+// evaluator's order, suffix scans only where any order gives the same.
 TEST(CpuOpsTest, ScanningKernelsMatchTheEvaluator) {
   const std::string reducers =
       "add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\n"
@@ -786,7 +790,11 @@ TEST(CpuOpsTest, ScanningKernelsMatchTheEvaluator) {
       " ROOT s = f32[] multiply(a, b)\n}\n"
       "max {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] maximum(a, b)\n}\n"
       "iadd {\n a = s32[] parameter(0)\n b = s32[] parameter(1)\n ROOT s = s32[] add(a, b)\n}\n"
-      "dadd {\n a = f64[] parameter(0)\n b = f64[] parameter(1)\n ROOT s = f64[] add(a, b)\n}\n";
+      "dadd {\n a = f64[] parameter(0)\n b = f64[] parameter(1)\n ROOT s = f64[] add(a, b)\n}\n"
+      "imax {\n a = s32[] parameter(0)\n b = s32[] parameter(1)\n"
+      " ROOT s = s32[] maximum(a, b)\n}\n"
+      "sub {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+      " ROOT s = f32[] subtract(a, b)\n}\n";
   const std::vector<std::string> modules = {
       "x = f32[30,100] parameter(0)\n z = f32[] constant(0)\n"
       " ROOT c = f32[30,100] reduce-window(x, z), window={size=1x100 pad=0_0x99_0}, to_apply=add",
@@ -804,16 +812,51 @@ TEST(CpuOpsTest, ScanningKernelsMatchTheEvaluator) {
       "x = f32[16,64] parameter(0)\n y = f32[16,64] parameter(1)\n z = f32[] constant(0)\n"
       " c = f32[16,64] reduce-window(x, z), window={size=1x64 pad=0_0x63_0}, to_apply=add\n"
       " e = f32[16,64] exponential(c)\n ROOT s = f32[16,64] add(e, y)",
-      // Not planned: a sliding window, a suffix scan, a scan read twice.
+      // Suffix scans of reducers exact in any order: along the minor, the
+      // major and a middle dimension, a window longer than the dimension.
+      "x = f32[6,100] parameter(0)\n z = f32[] constant(-inf)\n"
+      " ROOT c = f32[6,100] reduce-window(x, z), window={size=1x100 pad=0_0x0_99}, to_apply=max",
+      "x = s32[70,5] parameter(0)\n z = s32[] constant(0)\n"
+      " ROOT c = s32[70,5] reduce-window(x, z), window={size=70x1 pad=0_69x0_0}, to_apply=iadd",
+      "x = s32[3,20,17] parameter(0)\n z = s32[] constant(-5)\n"
+      " ROOT c = s32[3,20,17] reduce-window(x, z), window={size=1x25x1 pad=0_0x0_24x0_0},"
+      " to_apply=imax",
+      "x = s32[130] parameter(0)\n z = s32[] constant(1)\n y = s32[130] parameter(1)\n"
+      " c = s32[130] reduce-window(x, z), window={size=130 pad=0_129}, to_apply=iadd\n"
+      " ROOT s = s32[130] multiply(c, y)",
+      // Not planned: a sliding window, a float suffix sum (reordering off),
+      // a non-commutative suffix scan, a scan read twice.
       "x = f32[8,50] parameter(0)\n z = f32[] constant(0)\n"
       " ROOT c = f32[8,50] reduce-window(x, z), window={size=1x3 pad=0_0x2_0}, to_apply=add",
       "x = f32[8,50] parameter(0)\n z = f32[] constant(0)\n"
       " ROOT c = f32[8,50] reduce-window(x, z), window={size=1x50 pad=0_0x0_49}, to_apply=add",
       "x = f32[8,50] parameter(0)\n z = f32[] constant(0)\n"
+      " ROOT c = f32[8,50] reduce-window(x, z), window={size=1x50 pad=0_0x0_49}, to_apply=sub",
+      "x = f32[8,50] parameter(0)\n z = f32[] constant(0)\n"
       " c = f32[8,50] reduce-window(x, z), window={size=1x50 pad=0_0x49_0}, to_apply=add\n"
       " ROOT m = f32[8,50] multiply(c, c)",
   };
   CheckEachEntry(reducers, modules);
+}
+
+// Float suffix sums and products are planned where float reductions may be
+// reordered (the default): they fold from the end, the reverse of the
+// evaluator's order, so they match it to a relative tolerance (DotTolerance).
+TEST(CpuOpsTest, FloatSuffixScansMatchTheEvaluatorReordered) {
+  const std::string reducers =
+      "add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\n"
+      "mul {\n a = f64[] parameter(0)\n b = f64[] parameter(1)\n"
+      " ROOT s = f64[] multiply(a, b)\n}\n";
+  const std::vector<std::string> modules = {
+      "x = f32[6,100] parameter(0)\n z = f32[] constant(0)\n"
+      " ROOT c = f32[6,100] reduce-window(x, z), window={size=1x100 pad=0_0x0_99}, to_apply=add",
+      "x = f32[64,5] parameter(0)\n z = f32[] constant(0)\n"
+      " ROOT c = f32[64,5] reduce-window(x, z), window={size=64x1 pad=0_63x0_0}, to_apply=add",
+      "x = f64[3,20,17] parameter(0)\n z = f64[] constant(1)\n"
+      " ROOT c = f64[3,20,17] reduce-window(x, z), window={size=1x20x1 pad=0_0x0_19x0_0},"
+      " to_apply=mul",
+  };
+  CheckEachEntry(reducers, modules, CpuCompileOptions());
 }
 
 // Transposing kernels whose result rows are longer than

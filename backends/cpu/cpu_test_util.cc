@@ -98,11 +98,14 @@ double Tolerance(absl::string_view text, const CpuCompileOptions& options) {
 
 // Relative tolerance for modules whose sums run in another order than the
 // evaluator's: dots (and convolutions) through Eigen, float reductions in
-// vector lanes: 1e-4 on modest values.
+// vector lanes, float suffix scans folded from the end: 1e-4 on modest
+// values.
 double DotTolerance(absl::string_view text, const CpuCompileOptions& options) {
   const bool dots = options.native_dots && (absl::StrContains(text, " dot(") ||
                                             absl::StrContains(text, " convolution("));
-  const bool reductions = options.reorder_float_reductions && absl::StrContains(text, " reduce(");
+  const bool reductions =
+      options.reorder_float_reductions &&
+      (absl::StrContains(text, " reduce(") || absl::StrContains(text, " reduce-window("));
   return dots || reductions ? 1e-4 : 0;
 }
 

@@ -494,9 +494,10 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
     }
   }
   // A scan must run along its dimension in order: no tiles, no split loops.
-  const std::optional<ScanPlan> scan_plan = row_plan.has_value() || column_plan.has_value()
-                                                ? std::nullopt
-                                                : PlanScanKernel(*loop_root, shape);
+  const std::optional<ScanPlan> scan_plan =
+      row_plan.has_value() || column_plan.has_value()
+          ? std::nullopt
+          : PlanScanKernel(*loop_root, shape, options.reorder_float_reductions);
   const std::optional<TransposePlan> transpose_plan =
       row_plan.has_value() || column_plan.has_value() || scan_plan.has_value()
           ? std::nullopt
@@ -789,6 +790,12 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
                               : std::nullopt);
       }
       llvm::Value* iv = loops.back().induction_variable();
+      if (scan_plan.has_value() && scan_plan->reverse && dimension == scan_plan->dimension) {
+        // A suffix scan runs from the end (its whole range: an inner loop,
+        // or the major-most one unsplit).
+        iv = b.CreateSub(llvm::ConstantInt::get(i64, shape.dimensions(dimension) - 1), iv,
+                         "reversed", /*HasNUW=*/true, /*HasNSW=*/true);
+      }
       multi_index[dimension] = iv;
       if (row_plan.has_value() && static_cast<int64_t>(loops.size()) == row_plan->rows) {
         // The row's reduce values, in post order (a later one may read an

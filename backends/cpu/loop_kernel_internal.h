@@ -230,26 +230,35 @@ llvm_ir::ElementGenerator MakeConcatenateSegmentGenerator(
 
 // A scanning kernel: a reduce-window that folds, per element, every element
 // up to it along one dimension (a prefix scan: jnp.cumsum, cumprod,
-// cummax), read once per element at the root's index.  Computed as a window
-// per element it costs the dimension's length per element (a 1024x1024
-// cumsum along rows ran 634 ms); instead each element folds its input into
-// the running value of the element before it, kept in an accumulator per
-// position of the dimensions inside the scanned one (in the result's
-// layout), in the order of the loops: the same folds, in the same order, as
-// the evaluator's.  A kernel scanning its major-most dimension runs on one
-// thread (its range is not split).
+// cummax), or every element from it to the end (a suffix scan: lax.cumsum
+// with reverse=True), read once per element at the root's index.  Computed
+// as a window per element it costs the dimension's length per element (a
+// 1024x1024 cumsum along rows ran 634 ms, a reversed one 789 ms); instead
+// each element folds its input into the running value of the element
+// before it in the scan's order, kept in an accumulator per position of the
+// dimensions inside the scanned one (in the result's layout).  A prefix
+// scan's loops run along the dimension in order: the same folds, in the
+// same order, as the evaluator's.  A suffix scan's run from the end, so its
+// folds come in the reverse of the evaluator's order: planned only for a
+// reducer that is commutative and associative (max, min, integer and
+// logical ops; float sums and products only where the options let float
+// reductions be reordered).  A kernel scanning its major-most dimension
+// runs on one thread (its range is not split).
 constexpr int64_t kMaxScanAccumulators = 16384;
 
 struct ScanPlan {
   const HloInstruction* reduce_window = nullptr;
   int64_t dimension = 0;
+  // A suffix scan: the loop along `dimension` runs from its end.
+  bool reverse = false;
   // An accumulator's position: the index times these strides (0 for the
   // scanned dimension and those outside it).
   std::vector<int64_t> inner_strides;
   int64_t accumulators = 1;
 };
 
-std::optional<ScanPlan> PlanScanKernel(const HloInstruction& root, const Shape& root_shape);
+std::optional<ScanPlan> PlanScanKernel(const HloInstruction& root, const Shape& root_shape,
+                                       bool reorder_floats);
 
 // The scanning reduce-window's generator (scan_kernels.cc).
 absl::StatusOr<llvm_ir::ElementGenerator> MakeScanGenerator(const ScanPlan& plan,

@@ -1,6 +1,7 @@
 // Scanning kernels (loop_kernel_internal.h): a reduce-window that is a
-// prefix scan (jnp.cumsum, cumprod, cummax, ...) computed with a running
-// accumulator instead of a window per element.
+// prefix or suffix scan (jnp.cumsum, cumprod, cummax, lax.cumsum with
+// reverse=True, ...) computed with a running accumulator instead of a
+// window per element.
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/loop_kernel_internal.h"
 #include "backends/llvm_ir/loop_emitter.h"
+#include "hlo/ir/primitive_type.h"
 #include "hlo/ir/status_macros.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
@@ -19,32 +21,69 @@ namespace cpu {
 namespace {
 
 // The dimension along which `window` folds every element up to the
-// output's own position (of an operand `dimensions` long), in order: size s
-// with s - 1 low padding of at least the dimension's length less one, no
-// high padding, stride 1, no dilation; every other dimension a window of
-// one.  -1 if none.
-int64_t PrefixScanDimension(const std::vector<WindowDimension>& window,
-                            const std::vector<int64_t>& dimensions) {
-  int64_t scanned = -1;
+// output's own position, or from it to the end (`reverse`), of an operand
+// `dimensions` long: a window of size s with s - 1 padding, at least the
+// dimension's length less one, on one side (low: a prefix scan; high: a
+// suffix scan) and none on the other, stride 1, no dilation; every other
+// dimension a window of one.  Dimension -1 if none.
+struct ScanWindow {
+  int64_t dimension = -1;
+  bool reverse = false;
+};
+
+ScanWindow ScanDimension(const std::vector<WindowDimension>& window,
+                         const std::vector<int64_t>& dimensions) {
+  ScanWindow scan;
   for (size_t d = 0; d < window.size(); ++d) {
     const WindowDimension& w = window[d];
     if (w.stride != 1 || w.window_dilation != 1 || w.base_dilation != 1 || w.window_reversal) {
-      return -1;
+      return ScanWindow();
     }
     if (w.size == 1 && w.padding_low == 0 && w.padding_high == 0) continue;
-    if (scanned >= 0 || w.size < 2 || w.padding_low != w.size - 1 || w.padding_high != 0 ||
-        w.padding_low < dimensions[d] - 1) {
-      return -1;
+    const bool prefix = w.padding_low == w.size - 1 && w.padding_high == 0;
+    const bool suffix = w.padding_high == w.size - 1 && w.padding_low == 0;
+    if (scan.dimension >= 0 || w.size < 2 || !(prefix || suffix) ||
+        w.size - 1 < dimensions[d] - 1) {
+      return ScanWindow();
     }
-    scanned = static_cast<int64_t>(d);
+    scan.dimension = static_cast<int64_t>(d);
+    scan.reverse = suffix;
   }
-  return scanned;
+  return scan;
+}
+
+// Whether folding with `reducer` gives the same result in any order: a
+// commutative, associative op of its two parameters (float sums and
+// products only when `reorder_floats`; max and min up to which of two
+// equal values, a zero's sign or a NaN's payload, they keep).
+bool FoldsInAnyOrder(const HloComputation& reducer, bool reorder_floats) {
+  const HloInstruction* root = reducer.root_instruction();
+  if (root->operand_count() != 2 || root->operand(0)->opcode() != HloOpcode::kParameter ||
+      root->operand(1)->opcode() != HloOpcode::kParameter || root->operand(0) == root->operand(1)) {
+    return false;
+  }
+  const PrimitiveType type = root->shape().element_type();
+  const bool inexact = !IsIntegralType(type) && type != PRED;
+  switch (root->opcode()) {
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+      return !IsComplexType(type);
+    case HloOpcode::kAnd:
+    case HloOpcode::kOr:
+    case HloOpcode::kXor:
+      return !inexact;
+    case HloOpcode::kAdd:
+    case HloOpcode::kMultiply:
+      return !inexact || reorder_floats;
+    default:
+      return false;
+  }
 }
 
 }  // namespace
 
 std::optional<ScanPlan> PlanScanKernel(const HloInstruction& root_instruction,
-                                       const Shape& root_shape) {
+                                       const Shape& root_shape, bool reorder_floats) {
   const HloInstruction* root = &root_instruction;
   const int64_t rank = root_shape.rank();
   if (rank < 1) return std::nullopt;
@@ -55,8 +94,10 @@ std::optional<ScanPlan> PlanScanKernel(const HloInstruction& root_instruction,
         h->operand(0)->shape().dimensions() != root_shape.dimensions()) {
       continue;
     }
-    const int64_t dimension = PrefixScanDimension(h->window().dimensions, root_shape.dimensions());
-    if (dimension < 0) continue;
+    const ScanWindow window = ScanDimension(h->window().dimensions, root_shape.dimensions());
+    if (window.dimension < 0) continue;
+    if (window.reverse && !FoldsInAnyOrder(*h->to_apply(), reorder_floats)) continue;
+    const int64_t dimension = window.dimension;
     // Read once per element of the root, at its index, in the loops' order:
     // one use by each op up to the root (each read updates the
     // accumulator).
@@ -78,6 +119,7 @@ std::optional<ScanPlan> PlanScanKernel(const HloInstruction& root_instruction,
     ScanPlan plan;
     plan.reduce_window = h;
     plan.dimension = dimension;
+    plan.reverse = window.reverse;
     int64_t stride = 1;
     plan.inner_strides.assign(rank, 0);
     for (int64_t d : minor_to_major) {
@@ -119,10 +161,13 @@ absl::StatusOr<llvm_ir::ElementGenerator> MakeScanGenerator(const ScanPlan& plan
         }
         llvm::Value* slot = b->CreateInBoundsGEP(type, accumulators, {position});
         TS_ASSIGN_OR_RETURN(llvm::Value * init_value, init(llvm_ir::IrIndex(index.index_type())));
-        // The first element of a scan starts from the init value; the
-        // others from the one before (the loops run along the scanned
-        // dimension in order, this element's slot last written by it).
-        llvm::Value* first = b->CreateICmpEQ(index[scan.dimension], index.Constant(0));
+        // The first element of a scan (the last of a suffix scan) starts
+        // from the init value; the others from the one before in the
+        // scan's order (the loops run along the scanned dimension that
+        // way, this element's slot last written by it).
+        const int64_t extent = hlo->shape().dimensions(scan.dimension);
+        llvm::Value* first =
+            b->CreateICmpEQ(index[scan.dimension], index.Constant(scan.reverse ? extent - 1 : 0));
         llvm::Value* before = b->CreateSelect(first, init_value, b->CreateLoad(type, slot));
         TS_ASSIGN_OR_RETURN(llvm::Value * x, input(index));
         TS_ASSIGN_OR_RETURN(llvm::Value * next, EmitReducer(*reducer, before, x, emitter, b));

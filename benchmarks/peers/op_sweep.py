@@ -51,6 +51,7 @@ OPS = {
         lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME"),
         [f32(8, 112, 112, 64)]),
     "cumsum_rows": (lambda x: jnp.cumsum(x, 1), [f32(1024, 1024)]),
+    "rcumsum_cols": (lambda x: lax.cumsum(x, 0, reverse=True), [f32(1024, 1024)]),
     "gather_rows": (lambda t, i: t[i], [f32(50000, 256), indices(50000, 8192)]),
     "scatter_add": (lambda t, i, u: t.at[i].add(u),
                     [f32(50000, 256), indices(50000, 8192), f32(8192, 256)]),

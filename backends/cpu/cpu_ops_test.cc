@@ -778,7 +778,8 @@ TEST(CpuOpsTest, ConcatenatingKernelsMatchTheEvaluator) {
 // along one dimension, or from it to the end) keep a running accumulator:
 // along the minor, the major (one thread) and a middle dimension, sums,
 // products and maxima of floats and integers, a window longer than the
-// dimension, elementwise ops around it; and windows that are not scans, a
+// dimension, elementwise ops around it, more positions than fit the
+// accumulators; and windows that are not scans, a
 // scan read twice, and suffix scans whose folds the reversed order would
 // change (float sums with reordering off, a non-commutative reducer),
 // which are not planned.  Bit for bit: prefix scans fold in the
@@ -794,7 +795,13 @@ TEST(CpuOpsTest, ScanningKernelsMatchTheEvaluator) {
       "imax {\n a = s32[] parameter(0)\n b = s32[] parameter(1)\n"
       " ROOT s = s32[] maximum(a, b)\n}\n"
       "sub {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
-      " ROOT s = f32[] subtract(a, b)\n}\n";
+      " ROOT s = f32[] subtract(a, b)\n}\n"
+      // JAX's logaddexp (lax.cumlogsumexp): ops of other types between.
+      "lae {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n d = f32[] subtract(a, b)\n"
+      " unordered = pred[] compare(d, d), direction=NE\n s = f32[] add(a, b)\n"
+      " m = f32[] maximum(a, b)\n k = f32[] abs(d)\n n = f32[] negate(k)\n"
+      " e = f32[] exponential(n)\n l = f32[] log-plus-one(e)\n t = f32[] add(m, l)\n"
+      " ROOT r = f32[] select(unordered, s, t)\n}\n";
   const std::vector<std::string> modules = {
       "x = f32[30,100] parameter(0)\n z = f32[] constant(0)\n"
       " ROOT c = f32[30,100] reduce-window(x, z), window={size=1x100 pad=0_0x99_0}, to_apply=add",
@@ -812,6 +819,10 @@ TEST(CpuOpsTest, ScanningKernelsMatchTheEvaluator) {
       "x = f32[16,64] parameter(0)\n y = f32[16,64] parameter(1)\n z = f32[] constant(0)\n"
       " c = f32[16,64] reduce-window(x, z), window={size=1x64 pad=0_0x63_0}, to_apply=add\n"
       " e = f32[16,64] exponential(c)\n ROOT s = f32[16,64] add(e, y)",
+      "x = f32[6,100] parameter(0)\n z = f32[] constant(-inf)\n"
+      " ROOT c = f32[6,100] reduce-window(x, z), window={size=1x100 pad=0_0x99_0}, to_apply=lae",
+      "x = f32[6,100] parameter(0)\n z = f32[] constant(-inf)\n"
+      " ROOT r = f32[6] reduce(x, z), dimensions={1}, to_apply=lae",
       // Suffix scans of reducers exact in any order: along the minor, the
       // major and a middle dimension, a window longer than the dimension.
       "x = f32[6,100] parameter(0)\n z = f32[] constant(-inf)\n"
@@ -824,6 +835,18 @@ TEST(CpuOpsTest, ScanningKernelsMatchTheEvaluator) {
       "x = s32[130] parameter(0)\n z = s32[] constant(1)\n y = s32[130] parameter(1)\n"
       " c = s32[130] reduce-window(x, z), window={size=130 pad=0_129}, to_apply=iadd\n"
       " ROOT s = s32[130] multiply(c, y)",
+      // More positions inside the scan than kMaxScanAccumulators: the
+      // result's element before is the running value (along the major and
+      // a middle dimension, prefix and suffix); under another op, not
+      // planned.
+      "x = f32[3,16400] parameter(0)\n z = f32[] constant(0)\n"
+      " ROOT c = f32[3,16400] reduce-window(x, z), window={size=3x1 pad=2_0x0_0}, to_apply=add",
+      "x = s32[2,3,16385] parameter(0)\n z = s32[] constant(0)\n"
+      " ROOT c = s32[2,3,16385] reduce-window(x, z), window={size=1x3x1 pad=0_0x0_2x0_0},"
+      " to_apply=iadd",
+      "x = f32[3,16400] parameter(0)\n z = f32[] constant(0)\n"
+      " c = f32[3,16400] reduce-window(x, z), window={size=3x1 pad=2_0x0_0}, to_apply=add\n"
+      " ROOT n = f32[3,16400] negate(c)",
       // Not planned: a sliding window, a float suffix sum (reordering off),
       // a non-commutative suffix scan, a scan read twice.
       "x = f32[8,50] parameter(0)\n z = f32[] constant(0)\n"

@@ -624,8 +624,10 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
       }
       case HloOpcode::kReduceWindow: {
         if (scan_plan.has_value() && scan_plan->reduce_window == hlo) {
-          TS_ASSIGN_OR_RETURN(generators[hlo],
-                              MakeScanGenerator(*scan_plan, generators, emitter.get(), &b));
+          TS_ASSIGN_OR_RETURN(
+              generators[hlo],
+              MakeScanGenerator(*scan_plan, generators,
+                                IrArray(body->getArg(buffer_count - 1), shape), emitter.get(), &b));
           break;
         }
         TS_ASSIGN_OR_RETURN(generators[hlo],

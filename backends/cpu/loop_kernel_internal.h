@@ -243,7 +243,10 @@ llvm_ir::ElementGenerator MakeConcatenateSegmentGenerator(
 // reducer that is commutative and associative (max, min, integer and
 // logical ops; float sums and products only where the options let float
 // reductions be reordered).  A kernel scanning its major-most dimension
-// runs on one thread (its range is not split).
+// runs on one thread (its range is not split).  More positions than
+// kMaxScanAccumulators (a cumsum along the rows of a [256,32768] array)
+// would not fit the stack: where the scan is the result itself, the
+// running value is read back from the result's element before instead.
 constexpr int64_t kMaxScanAccumulators = 16384;
 
 struct ScanPlan {
@@ -255,14 +258,18 @@ struct ScanPlan {
   // scanned dimension and those outside it).
   std::vector<int64_t> inner_strides;
   int64_t accumulators = 1;
+  // No accumulators: the running value is the result's element before.
+  bool reads_result = false;
 };
 
 std::optional<ScanPlan> PlanScanKernel(const HloInstruction& root, const Shape& root_shape,
                                        bool reorder_floats);
 
-// The scanning reduce-window's generator (scan_kernels.cc).
+// The scanning reduce-window's generator (scan_kernels.cc); `result` is the
+// kernel's result, in the loops' shape (read where the plan reads_result).
 absl::StatusOr<llvm_ir::ElementGenerator> MakeScanGenerator(const ScanPlan& plan,
                                                             const llvm_ir::GeneratorMap& generators,
+                                                            const llvm_ir::IrArray& result,
                                                             llvm_ir::ElementalIrEmitter* emitter,
                                                             llvm::IRBuilder<>* b);
 

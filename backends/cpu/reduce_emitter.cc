@@ -210,7 +210,9 @@ int64_t VectorElements(PrimitiveType type) {
 }  // namespace
 
 // OK when `hlo` (a reduce or reduce-window) has a two-parameter reducer of
-// scalar elementwise ops on its result's element type.
+// scalar elementwise ops, its parameters and result of the result's element
+// type (ops between may have others: JAX's logaddexp, for
+// lax.cumlogsumexp, selects on a compare).
 absl::Status CheckScalarReducer(const HloInstruction& hlo) {
   const HloComputation* reducer = hlo.to_apply();
   if (reducer == nullptr || reducer->num_parameters() != 2) {
@@ -218,7 +220,9 @@ absl::Status CheckScalarReducer(const HloInstruction& hlo) {
   }
   const PrimitiveType type = hlo.shape().element_type();
   for (const HloInstruction* h : reducer->MakeInstructionPostOrder()) {
-    if (!h->shape().IsArray() || h->shape().rank() != 0 || h->shape().element_type() != type) {
+    const bool typed = h->opcode() == HloOpcode::kParameter || h == reducer->root_instruction();
+    if (!h->shape().IsArray() || h->shape().rank() != 0 ||
+        (typed && h->shape().element_type() != type)) {
       return absl::UnimplementedError(
           absl::StrCat("%", hlo.name(), ": the reducer is not scalar ", PrimitiveTypeName(type)));
     }

@@ -128,7 +128,11 @@ std::optional<ScanPlan> PlanScanKernel(const HloInstruction& root_instruction,
       stride *= root_shape.dimensions(d);
     }
     plan.accumulators = stride;
-    if (plan.accumulators > kMaxScanAccumulators) continue;
+    if (plan.accumulators > kMaxScanAccumulators) {
+      if (h != root) continue;
+      plan.reads_result = true;
+      plan.accumulators = 0;
+    }
     return plan;
   }
   return std::nullopt;
@@ -136,6 +140,7 @@ std::optional<ScanPlan> PlanScanKernel(const HloInstruction& root_instruction,
 
 absl::StatusOr<llvm_ir::ElementGenerator> MakeScanGenerator(const ScanPlan& plan,
                                                             const llvm_ir::GeneratorMap& generators,
+                                                            const llvm_ir::IrArray& result,
                                                             llvm_ir::ElementalIrEmitter* emitter,
                                                             llvm::IRBuilder<>* b) {
   const HloInstruction* hlo = plan.reduce_window;
@@ -145,14 +150,38 @@ absl::StatusOr<llvm_ir::ElementGenerator> MakeScanGenerator(const ScanPlan& plan
   llvm::Function* function = b->GetInsertBlock()->getParent();
   llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
   llvm::AllocaInst* accumulators =
-      entry.CreateAlloca(type, llvm::ConstantInt::get(b->getInt64Ty(), plan.accumulators),
-                         absl::StrCat(hlo->name(), ".accumulators"));
+      plan.reads_result
+          ? nullptr
+          : entry.CreateAlloca(type, llvm::ConstantInt::get(b->getInt64Ty(), plan.accumulators),
+                               absl::StrCat(hlo->name(), ".accumulators"));
   llvm_ir::ElementGenerator input = generators.at(hlo->operand(0));
   llvm_ir::ElementGenerator init = generators.at(hlo->operand(1));
   const HloComputation* reducer = hlo->to_apply();
   const ScanPlan scan = plan;
   return llvm_ir::ElementGenerator(
       [=](const llvm_ir::IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        // The first element of a scan (the last of a suffix scan) starts
+        // from the init value; the others from the one before in the
+        // scan's order (the loops run along the scanned dimension that
+        // way: its accumulator slot, or its result, was last written by
+        // that one).
+        const int64_t extent = hlo->shape().dimensions(scan.dimension);
+        llvm::Value* first =
+            b->CreateICmpEQ(index[scan.dimension], index.Constant(scan.reverse ? extent - 1 : 0));
+        TS_ASSIGN_OR_RETURN(llvm::Value * init_value, init(llvm_ir::IrIndex(index.index_type())));
+        TS_ASSIGN_OR_RETURN(llvm::Value * x, input(index));
+        if (scan.reads_result) {
+          // At the first element, its own position (read, not used).
+          std::vector<llvm::Value*> before_index = index.multi_index();
+          before_index[scan.dimension] = b->CreateSelect(
+              first, index[scan.dimension],
+              b->CreateAdd(index[scan.dimension], index.Constant(scan.reverse ? 1 : -1)));
+          TS_ASSIGN_OR_RETURN(
+              llvm::Value * written,
+              result.EmitRead(llvm_ir::IrIndex(before_index, result.shape(), index.index_type()),
+                              b));
+          return EmitReducer(*reducer, b->CreateSelect(first, init_value, written), x, emitter, b);
+        }
         llvm::Value* position = index.Constant(0);
         for (int64_t d = 0; d < index.rank(); ++d) {
           if (scan.inner_strides[d] == 0) continue;
@@ -160,16 +189,7 @@ absl::StatusOr<llvm_ir::ElementGenerator> MakeScanGenerator(const ScanPlan& plan
               b->CreateAdd(position, b->CreateMul(index[d], index.Constant(scan.inner_strides[d])));
         }
         llvm::Value* slot = b->CreateInBoundsGEP(type, accumulators, {position});
-        TS_ASSIGN_OR_RETURN(llvm::Value * init_value, init(llvm_ir::IrIndex(index.index_type())));
-        // The first element of a scan (the last of a suffix scan) starts
-        // from the init value; the others from the one before in the
-        // scan's order (the loops run along the scanned dimension that
-        // way, this element's slot last written by it).
-        const int64_t extent = hlo->shape().dimensions(scan.dimension);
-        llvm::Value* first =
-            b->CreateICmpEQ(index[scan.dimension], index.Constant(scan.reverse ? extent - 1 : 0));
         llvm::Value* before = b->CreateSelect(first, init_value, b->CreateLoad(type, slot));
-        TS_ASSIGN_OR_RETURN(llvm::Value * x, input(index));
         TS_ASSIGN_OR_RETURN(llvm::Value * next, EmitReducer(*reducer, before, x, emitter, b));
         b->CreateStore(next, slot);
         return next;

@@ -339,7 +339,9 @@ ENTRY main {
 }
 
 // topk: largest and smallest, ties (lower index first), signed zeros and
-// NaNs (a total order), f32, s32 and bf16, k = 0 and k = the row length.
+// NaNs (a total order), f32, s32 and bf16, k = 0 and k = the row length,
+// k up to kTopKInsertionMax (kept in order as the row streams by) and
+// beyond (a partial sort).
 TEST(CpuOpsTest, TopKRunsNatively) {
   const std::string text = R"(
 HloModule topks
@@ -347,7 +349,9 @@ ENTRY main {
   x = f32[6,50] parameter(0)
   i = s32[3,4,10] parameter(1)
   h = bf16[5,9] parameter(2)
+  w = f32[4,130] parameter(3)
   top = (f32[6,7], s32[6,7]) topk(x), k=7, largest=true
+  wide = (f32[4,80], s32[4,80]) topk(w), k=80, largest=false
   bottom = (f32[6,50], s32[6,50]) topk(x), k=50, largest=false
   itop = (s32[3,4,3], s32[3,4,3]) topk(i), k=3, largest=true
   htop = (bf16[5,2], s32[5,2]) topk(h), k=2, largest=true
@@ -359,7 +363,9 @@ ENTRY main {
   i1 = s32[3,4,3] get-tuple-element(itop), index=1
   h0 = bf16[5,2] get-tuple-element(htop), index=0
   n1 = s32[6,0] get-tuple-element(none), index=1
-  ROOT t = (f32[6,7], s32[6,7], f32[6,50], s32[6,50], s32[3,4,3], bf16[5,2], s32[6,0]) tuple(t0, t1, b0, b1, i1, h0, n1)
+  w0 = f32[4,80] get-tuple-element(wide), index=0
+  w1 = s32[4,80] get-tuple-element(wide), index=1
+  ROOT t = (f32[6,7], s32[6,7], f32[6,50], s32[6,50], s32[3,4,3], bf16[5,2], s32[6,0], f32[4,80], s32[4,80]) tuple(t0, t1, b0, b1, i1, h0, n1, w0, w1)
 }
 )";
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
@@ -372,6 +378,8 @@ ENTRY main {
   x[3] = -0.0f;
   x[4] = 0.0f;
   for (int j = 0; j < 120; ++j) arguments[1].data<int32_t>()[j] = j % 5;
+  float* w = arguments[3].data<float>().data();
+  for (int j = 0; j < 520; j += 7) w[j] = 0.5f;
   Counts counts;
   CheckModule(text, std::move(arguments), &counts, LibmMath());
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());

@@ -400,6 +400,31 @@ std::unique_ptr<runtime::Thunk> TopKThunk::Lower() const {
 }
 
 // ---------------------------------------------------------------------------
+// FftThunk
+
+absl::Status FftThunk::Execute(const Arena& arena) const {
+  return RunFft(plan_, arena.Address(operand_), arena.Address(result_),
+                &runtime::ThreadPool::Default());
+}
+
+std::string FftThunk::ToString() const {
+  return absl::StrCat("fft ", name(), " (", SliceString(operand_), ") -> (", SliceString(result_),
+                      ")");
+}
+
+std::unique_ptr<runtime::Thunk> FftThunk::Lower() const {
+  std::vector<runtime::BufferSlice> slices;
+  for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
+  return std::make_unique<runtime::HostCallThunk>(
+      name(), std::move(slices),
+      [plan = plan_](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
+        runtime::ThreadPool* pool =
+            params.thread_pool != nullptr ? params.thread_pool : &runtime::ThreadPool::Default();
+        return RunFft(plan, buffers[0], buffers[1], pool);
+      });
+}
+
+// ---------------------------------------------------------------------------
 // Control flow
 
 namespace {

@@ -42,8 +42,9 @@
 #include "absl/types/span.h"
 #include "backends/cpu/conv_thunk.h"
 #include "backends/cpu/eigen_dot.h"
-#include "backends/cpu/sort_thunk.h"
+#include "backends/cpu/fft_thunk.h"
 #include "backends/cpu/loop_kernel.h"
+#include "backends/cpu/sort_thunk.h"
 #include "hlo/ir/hlo_module.h"
 #include "hlo/ir/literal.h"
 #include "passes/memory/buffer_assignment.h"
@@ -238,6 +239,22 @@ class TopKThunk : public CpuThunk {
   int64_t rows_, length_, k_;
   bool largest_;
   BufferSlice operand_, values_, indices_;
+};
+
+// An `fft` through Eigen's tensor FFT (fft_thunk.h).
+class FftThunk : public CpuThunk {
+ public:
+  FftThunk(std::string name, FftPlan plan, BufferSlice operand, BufferSlice result)
+      : CpuThunk(std::move(name)), plan_(std::move(plan)), operand_(operand), result_(result) {}
+  absl::Status Execute(const Arena& arena) const override;
+  bool native() const override { return true; }
+  std::string ToString() const override;
+  std::unique_ptr<runtime::Thunk> Lower() const override;
+  std::vector<BufferSlice> Slices() const override { return {operand_, result_}; }
+
+ private:
+  FftPlan plan_;
+  BufferSlice operand_, result_;
 };
 
 // Thunks run in turn as one (the kernels of one multi-output fusion).

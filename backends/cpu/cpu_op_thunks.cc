@@ -137,6 +137,15 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryTopK(
       indices));
 }
 
+absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryFft(const HloInstruction* fft) {
+  TS_ASSIGN_OR_RETURN(FftPlan plan, PlanFft(*fft));
+  TS_ASSIGN_OR_RETURN(BufferSlice in, executable_.assignment_->GetSlice(fft->operand(0), {}));
+  TS_ASSIGN_OR_RETURN(BufferSlice out, executable_.assignment_->GetSlice(fft, {}));
+  if (in.Overlaps(out)) return absl::UnimplementedError("fft's operand and result overlap");
+  return std::unique_ptr<CpuThunk>(
+      std::make_unique<FftThunk>(fft->name(), std::move(plan), in, out));
+}
+
 absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TrySort(
     const HloInstruction* sort) {
   TS_ASSIGN_OR_RETURN(SortPlan plan, PlanSort(*sort));

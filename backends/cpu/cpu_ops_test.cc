@@ -385,6 +385,38 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
 }
 
+// fft through Eigen (fft_thunk.h): FFT, IFFT, RFFT and IRFFT over 1 to 3
+// dimensions, powers of two and other lengths (7, 10, 12: Bluestein), C64
+// and C128, batches split over threads; against the evaluator's DFT in
+// double, to a relative tolerance (DotTolerance).
+TEST(CpuOpsTest, FftRunsNatively) {
+  const std::string text = R"(
+HloModule ffts
+ENTRY main {
+  a = c64[3,16] parameter(0)
+  b = c64[2,4,8] parameter(1)
+  c = f32[5,12] parameter(2)
+  d = c64[3,9] parameter(3)
+  e = c64[2,6,5] parameter(4)
+  f = c128[2,3,4,5] parameter(5)
+  g = f64[4,10] parameter(6)
+  h = c64[5000,7] parameter(7)
+  fa = c64[3,16] fft(a), fft_type=FFT, fft_length={16}
+  fb = c64[2,4,8] fft(b), fft_type=IFFT, fft_length={4,8}
+  fc = c64[5,7] fft(c), fft_type=RFFT, fft_length={12}
+  fd = f32[3,16] fft(d), fft_type=IRFFT, fft_length={16}
+  fe = f32[2,6,8] fft(e), fft_type=IRFFT, fft_length={6,8}
+  ff = c128[2,3,4,5] fft(f), fft_type=FFT, fft_length={3,4,5}
+  fg = c128[4,6] fft(g), fft_type=RFFT, fft_length={10}
+  fh = c64[5000,7] fft(h), fft_type=IFFT, fft_length={7}
+  ROOT t = (c64[3,16], c64[2,4,8], c64[5,7], f32[3,16], f32[2,6,8], c128[2,3,4,5], c128[4,6], c64[5000,7]) tuple(fa, fb, fc, fd, fe, ff, fg, fh)
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, CpuCompileOptions());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+}
+
 // A scan: a while loop writing one row per step into a loop-carried
 // buffer with dynamic-update-slice (in place over the buffer, so a step
 // writes only its row), including starts past the end (clamped), f32 and

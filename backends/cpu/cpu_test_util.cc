@@ -56,10 +56,8 @@ bool SameResults(const Literal& a, const Literal& b, std::string* why, double ul
             std::signbit(u.imag()) == std::signbit(v.imag())) {
           continue;
         }
-        if (rtol > 0 && !IsComplexType(type) && std::isfinite(u.real()) &&
-            std::isfinite(v.real()) &&
-            std::abs(u.real() - v.real()) <=
-                rtol * (1 + std::max(std::abs(u.real()), std::abs(v.real())))) {
+        if (rtol > 0 && std::isfinite(std::abs(u)) && std::isfinite(std::abs(v)) &&
+            std::abs(u - v) <= rtol * (1 + std::max(std::abs(u), std::abs(v)))) {
           continue;
         }
         if (ulps > 0 && !IsComplexType(type)) {
@@ -73,6 +71,12 @@ bool SameResults(const Literal& a, const Literal& b, std::string* why, double ul
         }
       } else if (x.GetAsInt64(i) == y.GetAsInt64(i)) {
         continue;
+      }
+      if (IsComplexType(type)) {
+        const std::complex<double> u = x.GetAsComplex(i), v = y.GetAsComplex(i);
+        *why = absl::StrCat("leaf ", leaf, " element ", i, ": evaluator (", u.real(), ", ",
+                            u.imag(), "), cpu (", v.real(), ", ", v.imag(), ")");
+        return false;
       }
       *why = absl::StrCat("leaf ", leaf, " element ", i, ": evaluator ", x.GetAsDouble(i),
                           ", cpu ", y.GetAsDouble(i));
@@ -98,7 +102,8 @@ double Tolerance(absl::string_view text, const CpuCompileOptions& options) {
 
 // Relative tolerance for modules whose sums run in another order than the
 // evaluator's: dots (and convolutions) through Eigen, float reductions in
-// vector lanes, float suffix scans folded from the end: 1e-4 on modest
+// vector lanes, float suffix scans folded from the end, FFTs (in float,
+// through Eigen, against the evaluator's DFT in double): 1e-4 on modest
 // values.
 double DotTolerance(absl::string_view text, const CpuCompileOptions& options) {
   const bool dots = options.native_dots && (absl::StrContains(text, " dot(") ||
@@ -106,7 +111,8 @@ double DotTolerance(absl::string_view text, const CpuCompileOptions& options) {
   const bool reductions =
       options.reorder_float_reductions &&
       (absl::StrContains(text, " reduce(") || absl::StrContains(text, " reduce-window("));
-  return dots || reductions ? 1e-4 : 0;
+  const bool ffts = options.native_kernels && absl::StrContains(text, " fft(");
+  return dots || reductions || ffts ? 1e-4 : 0;
 }
 
 std::vector<Literal> Clone(const std::vector<Literal>& literals) {

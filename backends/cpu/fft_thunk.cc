@@ -1,0 +1,192 @@
+#include "backends/cpu/fft_thunk.h"
+
+#include <algorithm>
+#include <array>
+#include <complex>
+
+#include "absl/strings/str_cat.h"
+#include "hlo/ir/hlo_instruction.h"
+#include "runtime/thread_pool.h"
+#include "unsupported/Eigen/CXX11/Tensor"
+
+namespace tessera {
+namespace cpu {
+namespace {
+
+bool RowMajor(const Shape& shape) {
+  return shape.IsArray() &&
+         (!shape.has_layout() || shape.layout() == Layout::Descending(shape.rank()));
+}
+
+// Transforms of at least this many elements in all run a batch per block
+// of the pool (smaller ones cost more to hand out than to compute).
+constexpr int64_t kParallelFftElements = 1 << 15;
+
+// The transforms of `count` batch entries: K transformed dimensions, real
+// scalar R.  Tensors are [count, lengths...] row-major.
+template <int K, typename R>
+void Transform(const FftPlan& plan, int64_t count, const void* operand, void* result) {
+  using C = std::complex<R>;
+  using Dims = Eigen::DSizes<Eigen::Index, K + 1>;
+  Dims full;  // [count, fft_length...]
+  full[0] = count;
+  for (int d = 0; d < K; ++d) full[d + 1] = plan.lengths[d];
+  const Eigen::Index last = plan.lengths[K - 1];
+  Dims half = full;  // the last axis's first N/2 + 1 frequencies
+  half[K] = last / 2 + 1;
+  std::array<int, K> axes;
+  for (int d = 0; d < K; ++d) axes[d] = d + 1;
+  const Dims origin;  // zeros
+  switch (plan.type) {
+    case FftType::kFft:
+    case FftType::kIfft: {
+      Eigen::TensorMap<const Eigen::Tensor<C, K + 1, Eigen::RowMajor>> in(
+          static_cast<const C*>(operand), full);
+      Eigen::TensorMap<Eigen::Tensor<C, K + 1, Eigen::RowMajor>> out(static_cast<C*>(result), full);
+      if (plan.type == FftType::kFft) {
+        out = in.template fft<Eigen::BothParts, Eigen::FFT_FORWARD>(axes);
+      } else {
+        out = in.template fft<Eigen::BothParts, Eigen::FFT_REVERSE>(axes);
+      }
+      return;
+    }
+    case FftType::kRfft: {
+      Eigen::TensorMap<const Eigen::Tensor<R, K + 1, Eigen::RowMajor>> in(
+          static_cast<const R*>(operand), full);
+      Eigen::TensorMap<Eigen::Tensor<C, K + 1, Eigen::RowMajor>> out(static_cast<C*>(result), half);
+      // As complex input: Eigen's real-input path dropped imaginary parts
+      // (an RFFT of length 12: the imaginary part of frequency 3 came out 0).
+      out = in.template cast<C>().template fft<Eigen::BothParts, Eigen::FFT_FORWARD>(axes).slice(
+          origin, half);
+      return;
+    }
+    case FftType::kIrfft: {
+      Eigen::TensorMap<const Eigen::Tensor<C, K + 1, Eigen::RowMajor>> in(
+          static_cast<const C*>(operand), half);
+      // The inverse along the other axes first, on the half spectrum.
+      Eigen::Tensor<C, K + 1, Eigen::RowMajor> partial(half);
+      if constexpr (K > 1) {
+        std::array<int, K - 1> others;
+        for (int d = 0; d < K - 1; ++d) others[d] = d + 1;
+        partial = in.template fft<Eigen::BothParts, Eigen::FFT_REVERSE>(others);
+      } else {
+        partial = in;
+      }
+      // Then the last axis's negative frequencies from Hermitian symmetry:
+      // X[j] = conj(X[N - j]) for j > N/2.
+      Eigen::Tensor<C, K + 1, Eigen::RowMajor> spectrum(full);
+      const Eigen::Index lines = partial.size() / half[K];
+      const C* from = partial.data();
+      C* to = spectrum.data();
+      for (Eigen::Index line = 0; line < lines; ++line) {
+        const C* a = from + line * half[K];
+        C* b = to + line * last;
+        std::copy(a, a + std::min<Eigen::Index>(half[K], last), b);
+        for (Eigen::Index j = half[K]; j < last; ++j) b[j] = std::conj(a[last - j]);
+      }
+      Eigen::TensorMap<Eigen::Tensor<R, K + 1, Eigen::RowMajor>> out(static_cast<R*>(result), full);
+      const std::array<int, 1> last_axis = {K};
+      out = spectrum.template fft<Eigen::RealPart, Eigen::FFT_REVERSE>(last_axis);
+      return;
+    }
+  }
+}
+
+template <typename R>
+void TransformBlock(const FftPlan& plan, int64_t count, const void* operand, void* result) {
+  switch (plan.lengths.size()) {
+    case 1:
+      return Transform<1, R>(plan, count, operand, result);
+    case 2:
+      return Transform<2, R>(plan, count, operand, result);
+    default:
+      return Transform<3, R>(plan, count, operand, result);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<FftPlan> PlanFft(const HloInstruction& fft) {
+  if (fft.operand_count() != 1) return absl::InvalidArgumentError("fft takes one operand");
+  const Shape& in = fft.operand(0)->shape();
+  const Shape& out = fft.shape();
+  if (!RowMajor(in) || !RowMajor(out) || in.rank() != out.rank()) {
+    return absl::UnimplementedError("fft of a non-row-major operand or result");
+  }
+  FftPlan plan;
+  plan.type = fft.attrs().fft_type;
+  plan.lengths = fft.attrs().fft_length;
+  const int64_t k = static_cast<int64_t>(plan.lengths.size());
+  if (k < 1 || k > 3 || k > in.rank()) {
+    return absl::UnimplementedError(absl::StrCat("fft over ", k, " dimensions"));
+  }
+  const bool real_in = plan.type == FftType::kRfft, real_out = plan.type == FftType::kIrfft;
+  const PrimitiveType in_type = in.element_type(), out_type = out.element_type();
+  plan.is_f64 = (real_in ? in_type : out_type) == (real_in ? F64 : C128);
+  const PrimitiveType real_type = plan.is_f64 ? F64 : F32;
+  const PrimitiveType complex_type = plan.is_f64 ? C128 : C64;
+  if (in_type != (real_in ? real_type : complex_type) ||
+      out_type != (real_out ? real_type : complex_type)) {
+    return absl::UnimplementedError(
+        absl::StrCat("fft from ", PrimitiveTypeName(in_type), " to ", PrimitiveTypeName(out_type)));
+  }
+  // Leading dimensions shared; transformed ones as shape inference gives
+  // them (the last axis N/2 + 1 on the complex side of RFFT and IRFFT).
+  const int64_t batch_rank = in.rank() - k;
+  plan.batch = 1;
+  for (int64_t d = 0; d < batch_rank; ++d) {
+    if (in.dimensions(d) != out.dimensions(d)) {
+      return absl::InvalidArgumentError(absl::StrCat("%", fft.name(), ": batch dimensions differ"));
+    }
+    plan.batch *= in.dimensions(d);
+  }
+  for (int64_t d = 0; d < k; ++d) {
+    const int64_t length = plan.lengths[d];
+    const bool is_last = d == k - 1;
+    const int64_t half = length / 2 + 1;
+    const int64_t want_in = is_last && real_out ? half : length;
+    const int64_t want_out = is_last && real_in ? half : length;
+    if (length < 1 || in.dimensions(batch_rank + d) != want_in ||
+        out.dimensions(batch_rank + d) != want_out) {
+      return absl::UnimplementedError(
+          absl::StrCat("%", fft.name(), ": fft dimensions padded or truncated"));
+    }
+  }
+  return plan;
+}
+
+absl::Status RunFft(const FftPlan& plan, const void* operand, void* result,
+                    runtime::ThreadPool* pool) {
+  if (plan.batch == 0) return absl::OkStatus();
+  int64_t transform = 1;  // elements of one transform's full spectrum
+  for (int64_t length : plan.lengths) transform *= length;
+  const int64_t last = plan.lengths.back();
+  const int64_t half_transform = transform / last * (last / 2 + 1);
+  const bool real_in = plan.type == FftType::kRfft, real_out = plan.type == FftType::kIrfft;
+  const int64_t real_bytes = plan.is_f64 ? 8 : 4;
+  // Bytes per batch entry of the operand and the result.
+  const int64_t in_stride = real_in    ? transform * real_bytes
+                            : real_out ? half_transform * 2 * real_bytes
+                                       : transform * 2 * real_bytes;
+  const int64_t out_stride = real_out  ? transform * real_bytes
+                             : real_in ? half_transform * 2 * real_bytes
+                                       : transform * 2 * real_bytes;
+  auto block = [&](int64_t begin, int64_t end) {
+    const void* in = static_cast<const char*>(operand) + begin * in_stride;
+    void* out = static_cast<char*>(result) + begin * out_stride;
+    if (plan.is_f64) {
+      TransformBlock<double>(plan, end - begin, in, out);
+    } else {
+      TransformBlock<float>(plan, end - begin, in, out);
+    }
+  };
+  if (pool == nullptr || plan.batch * transform < kParallelFftElements) {
+    block(0, plan.batch);
+  } else {
+    pool->ParallelFor(plan.batch, pool->BlockSizeFor(plan.batch), block);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cpu
+}  // namespace tessera

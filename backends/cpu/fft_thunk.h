@@ -1,0 +1,57 @@
+// Fast Fourier transforms on raw buffers, for the CPU backend's `fft`
+// thunks, through Eigen's tensor FFT (radix 2 for powers of two, Bluestein
+// otherwise: O(n log n) for every length; XLA's CPU runtime used the same).
+//
+//   TS_ASSIGN_OR_RETURN(FftPlan plan, PlanFft(*fft));              // compile time
+//   TS_RETURN_IF_ERROR(RunFft(plan, operand, result, pool));
+//
+// The semantics are the evaluator's (hlo/evaluator/evaluator_fft.cc): FFT,
+// IFFT (with its 1/N), RFFT (the first N/2 + 1 frequencies of the last
+// axis) and IRFFT (the negative frequencies of the last axis rebuilt by
+// Hermitian symmetry after the inverse along the other axes) over the last
+// 1 to 3 dimensions, the rest a batch split over the thread pool.  The
+// evaluator computes in double; here C64/F32 transforms compute in float
+// (as XLA's do), so results match it to a relative tolerance, not bit for
+// bit.
+#ifndef TESSERA_BACKENDS_CPU_FFT_THUNK_H_
+#define TESSERA_BACKENDS_CPU_FFT_THUNK_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlo/ir/hlo_attributes.h"
+#include "hlo/ir/primitive_type.h"
+
+namespace tessera {
+
+class HloInstruction;
+
+namespace runtime {
+class ThreadPool;
+}  // namespace runtime
+
+namespace cpu {
+
+struct FftPlan {
+  FftType type = FftType::kFft;
+  bool is_f64 = false;           // C128 (F64) rather than C64 (F32)
+  int64_t batch = 0;             // transforms (the product of the leading dimensions)
+  std::vector<int64_t> lengths;  // fft_length: 1 to 3 transformed dimensions
+};
+
+// The plan of an HLO `fft` whose operand and result are row-major, with
+// the transformed dimensions of the operand and result as XLA's shape
+// inference gives them (no zero padding or truncation).  Unimplemented
+// otherwise (the evaluator then runs it).
+absl::StatusOr<FftPlan> PlanFft(const HloInstruction& fft);
+
+// result = the plan's transform of operand.  Buffers must not overlap.
+// `pool` may be null.
+absl::Status RunFft(const FftPlan& plan, const void* operand, void* result,
+                    runtime::ThreadPool* pool);
+
+}  // namespace cpu
+}  // namespace tessera
+
+#endif  // TESSERA_BACKENDS_CPU_FFT_THUNK_H_

@@ -201,7 +201,9 @@ TEST(ConvThunkTest, ConvBenchmarkShape) {
 // 2-D f32 convolutions oneDNN takes (onednn_conv.h): batch chunks over the
 // threads (3 entries on 2 threads: chunks of 1 and 2), output-row chunks
 // for a batch of 1 (asymmetric padding per chunk), strides that leave
-// input columns unread, window dilation, a strided (non-dense) kernel.
+// input columns unread, window dilation, a strided (non-dense) kernel,
+// feature groups (depthwise, with a channel multiplier and a stride, and
+// two groups of an OHWI kernel).
 TEST(ConvThunkTest, OneDnnConvolutions) {
   for (const std::string& text : {
            ConvModule("f32[3,12,13,8]", "f32[3,3,8,16]", "f32[3,12,13,16]",
@@ -214,6 +216,14 @@ TEST(ConvThunkTest, OneDnnConvolutions) {
                       "window={size=3x3 pad=2_2x0_0 rhs_dilate=2x2}, dim_labels=b01f_01io->b01f"),
            ConvModule("f32[2,9,9,8]", "f32[3,3,8,16]{0,1,2,3}", "f32[2,9,9,16]",
                       "window={size=3x3 pad=0_2x2_0}, dim_labels=b01f_01io->b01f"),
+           ConvModule("f32[3,14,14,32]", "f32[3,3,1,32]", "f32[3,14,14,32]",
+                      "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+                      "feature_group_count=32"),
+           ConvModule("f32[1,10,10,4]", "f32[3,3,1,8]", "f32[1,5,5,8]",
+                      "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+                      "feature_group_count=4"),
+           ConvModule("f32[2,8,8,6]", "f32[8,3,3,3]", "f32[2,6,6,8]",
+                      "window={size=3x3}, dim_labels=b01f_o01i->b01f, feature_group_count=2"),
        }) {
     auto module = ParseHloModule(text);
     ASSERT_TRUE(module.ok()) << module.status();

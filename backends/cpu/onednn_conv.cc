@@ -51,6 +51,7 @@ struct OneDnnConvolution::Impl {
   // The plan's 2-D convolution: sizes, window, and element strides of
   // (n, c, h, w), (o, i, h, w) and (n, o, h, w).
   int64_t n = 0, c = 0, o = 0, h = 0, w = 0, oh = 0, ow = 0, kh = 0, kw = 0;
+  int64_t groups = 1;  // feature groups (a depthwise convolution: c of them)
   int64_t sh = 1, sw = 1, dh = 1, dw = 1, pad_top = 0, pad_left = 0;
   int64_t in_cols = 0, pad_right = 0;  // columns read; right padding (>= 0)
   memory::dims in_strides, k_strides, out_strides;
@@ -119,8 +120,18 @@ struct OneDnnConvolution::Impl {
   memory::desc OutputDesc(const Geometry& g) const {
     return Desc({g.batch, o, g.out_rows, ow}, out_strides);
   }
+  // The weights as oneDNN takes them: (o, c, kh, kw), or with groups
+  // (groups, o / groups, c / groups, kh, kw); output feature o is
+  // group o / (o / groups)'s, as in XLA.
+  memory::dims WeightDims() const {
+    if (groups == 1) return {o, c, kh, kw};
+    return {groups, o / groups, c / groups, kh, kw};
+  }
   memory::desc UserWeightsDesc() const {
-    return memory::desc({o, c, kh, kw}, memory::data_type::f32, k_strides);
+    if (groups == 1) return memory::desc(WeightDims(), memory::data_type::f32, k_strides);
+    return memory::desc(
+        WeightDims(), memory::data_type::f32,
+        {k_strides[0] * (o / groups), k_strides[0], k_strides[1], k_strides[2], k_strides[3]});
   }
 
   // The primitive for `g`, created on first use (oneDNN picks the weights
@@ -136,7 +147,7 @@ struct OneDnnConvolution::Impl {
     dnnl::convolution_forward::primitive_desc pd(
         dnnl::convolution_forward::desc(
             dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, InputDesc(g),
-            memory::desc({o, c, kh, kw}, memory::data_type::f32, memory::format_tag::any),
+            memory::desc(WeightDims(), memory::data_type::f32, memory::format_tag::any),
             OutputDesc(g), {sh, sw}, {dh - 1, dw - 1}, {g.pad_top, pad_left},
             {g.pad_bottom, pad_right}),
         attributes, engine);
@@ -151,9 +162,7 @@ OneDnnConvolution::OneDnnConvolution(std::unique_ptr<Impl> impl) : impl_(std::mo
 OneDnnConvolution::~OneDnnConvolution() = default;
 
 std::shared_ptr<const OneDnnConvolution> OneDnnConvolution::Create(const ConvPlan& p) {
-  if (p.type != F32 || p.spatial() != 2 || p.feature_groups != 1 || p.batch_groups != 1) {
-    return nullptr;
-  }
+  if (p.type != F32 || p.spatial() != 2 || p.batch_groups != 1) return nullptr;
   for (int i = 0; i < 2; ++i) {
     if (p.lhs_dilation[i] != 1 || p.reversal[i] || p.pad[i] < 0) return nullptr;
   }
@@ -162,6 +171,7 @@ std::shared_ptr<const OneDnnConvolution> OneDnnConvolution::Create(const ConvPla
   m.n = p.batch;
   m.c = p.in_features;
   m.o = p.out_features;
+  m.groups = p.feature_groups;
   m.h = p.in_size[0];
   m.w = p.in_size[1];
   m.oh = p.out_size[0];

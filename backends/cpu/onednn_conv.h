@@ -1,6 +1,8 @@
 // 2-D f32 convolutions through oneDNN's direct convolution (libdnnl), for
-// ConvPlans it supports: no feature or batch groups, no lhs (base)
-// dilation, no window reversal, padding >= 0 (any stride, window
+// ConvPlans it supports: feature groups (depthwise too: an 8x56x56x64 NHWC
+// 3x3 depthwise convolution took 91 ms as im2col's one tiny GEMM per group,
+// 0.38 ms here; XLA 56 ms), no batch groups, no lhs (base) dilation, no
+// window reversal, padding >= 0 (any stride, window
 // dilation and plain layouts, described to oneDNN by their strides), and
 // only where oneDNN has a real kernel for the layouts (its reference loops,
 // which it falls back to for an NHWC input with an NCHW result, are slower

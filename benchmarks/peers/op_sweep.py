@@ -2,7 +2,8 @@
 """Single ops at realistic sizes, in XLA (through JAX) and in Tessera, side by
 side: where a kernel shape of ours is far off the peer's (it found the 460x
 prefix scan, the 20x transpose, the 13x pooling, the 6x concatenate, the
-300x suffix scan, the 20x top_k, the 1000x FFT).
+300x suffix scan, the 20x top_k, the 1000x FFT, the 240x depthwise
+convolution).
 
 Usage: python3 benchmarks/peers/op_sweep.py [--tessera PATH] [--iters N] [NAME ...]
 Each op is jitted in JAX and timed in steady state (minimum of N runs); its
@@ -57,6 +58,11 @@ OPS = {
     "logcumsumexp": (lambda x: lax.cumlogsumexp(x, 1), [f32(1024, 1024)]),
     "top_k": (lambda x: lax.top_k(x, 8)[0], [f32(1024, 1024)]),
     "fft_rows": (lambda x: jnp.abs(jnp.fft.fft(x)), [f32(256, 1024)]),
+    "depthwise_conv": (
+        lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME",
+                                              dimension_numbers=("NHWC", "HWIO", "NHWC"),
+                                              feature_group_count=64),
+        [f32(8, 56, 56, 64), f32(3, 3, 1, 64)]),
     "gather_rows": (lambda t, i: t[i], [f32(50000, 256), indices(50000, 8192)]),
     "scatter_add": (lambda t, i, u: t.at[i].add(u),
                     [f32(50000, 256), indices(50000, 8192), f32(8192, 256)]),

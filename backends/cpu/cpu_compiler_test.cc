@@ -57,6 +57,36 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0);
 }
 
+// A dot whose consumer converts it to another type is not fused with it
+// (no output of the fusion could hold the product): the GEMM, then the
+// convert, natively (a bf16 dot converted to f32 ran on the evaluator).
+// An epilogue that comes back to the dot's type still fuses.
+TEST(CpuCompilerTest, DotsConvertedToAnotherTypeRunNatively) {
+  EXPECT_EQ(Fallbacks(R"(
+HloModule mixed
+ENTRY main {
+  a = bf16[64,48] parameter(0)
+  b = bf16[48,32] parameter(1)
+  d = bf16[64,32] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT f = f32[64,32] convert(d)
+}
+)"),
+            "");
+  EXPECT_EQ(Fallbacks(R"(
+HloModule round_trip
+ENTRY main {
+  a = bf16[64,48] parameter(0)
+  b = bf16[48,32] parameter(1)
+  c = f32[64,32] parameter(2)
+  d = bf16[64,32] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  f = f32[64,32] convert(d)
+  s = f32[64,32] add(f, c)
+  ROOT r = bf16[64,32] convert(s)
+}
+)"),
+            "");
+}
+
 // Structurally identical kernels (here three dot epilogues) are compiled
 // once and share their code; one that differs (a constant) gets its own.
 TEST(CpuCompilerTest, IdenticalKernelsShareTheirCode) {

@@ -334,6 +334,16 @@ FusionDecision FusionCostModel::CheckEpilogue(const HloInstruction& producer,
                                            " is not in the space of ", what, "'s result ",
                                            producer.shape().ToString()));
   }
+  // A GEMM writes its result into the fusion's output, which the epilogue
+  // then updates in place: an output of another element type cannot hold
+  // it (a bf16 dot converted to f32 ran on the evaluator, 135x XLA's time).
+  if (!reduce && consumer.shape().IsArray() && hero.shape().IsArray() &&
+      consumer.shape().element_type() != hero.shape().element_type()) {
+    return FusionDecision::No(absl::StrCat(
+        "the consumer's result is ", PrimitiveTypeName(consumer.shape().element_type()), ", ", what,
+        "'s ", PrimitiveTypeName(hero.shape().element_type()),
+        ": no output could hold the product"));
+  }
   return FusionDecision::Yes("");
 }
 

@@ -46,6 +46,12 @@ namespace {
 
 using eigen_dot_internal::KernelsSupported;
 
+// s8 products of at most this depth run as f32 GEMMs, exactly: each
+// product is at most 2^14 in magnitude, so every partial sum of up to 2^10
+// of them is an integer of at most 2^24, which f32 holds exactly in any
+// order (512x512x512: 23.6 ms as an s32 GEMM, XLA 1.2).
+constexpr int64_t kExactF32S8Depth = 1024;
+
 // Below this many multiply-adds a product runs on the calling thread.
 constexpr int64_t kMinParallelMacs = int64_t{64} * 64 * 64;
 // Output panels handed to threads are multiples of this many rows/columns.
@@ -55,7 +61,8 @@ bool IsSupportedPair(PrimitiveType type, PrimitiveType output_type) {
   if (type == output_type) {
     return type == F32 || type == F64 || type == S32 || type == F16 || type == BF16;
   }
-  return (type == F16 || type == BF16) && output_type == F32;
+  return ((type == F16 || type == BF16) && output_type == F32) ||
+         (type == S8 && output_type == S32);
 }
 
 int64_t RoundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
@@ -203,17 +210,19 @@ int64_t OffsetOf(const Offsets& o, Operand which) {
   return which == Operand::kA ? o.a : which == Operand::kB ? o.b : o.c;
 }
 
-// Widens g.batch matrices of rows x cols 16-bit elements (row stride ld,
-// at the batch offsets of `which` in g) into dense f32 ones.
-template <typename Half>
+// Widens g.batch matrices of rows x cols narrow elements (row stride ld,
+// at the batch offsets of `which` in g) into dense ones of type Wide: f32
+// for 16-bit floats; for s8, uint32_t holding the sign-extended value
+// (wrapping arithmetic on it is s32's).
+template <typename Narrow, typename Wide = float>
 void Widen(const void* in, const Gemm& g, Operand which, int64_t rows, int64_t cols, int64_t ld,
-           float* out) {
-  const Half* src = static_cast<const Half*>(in);
+           Wide* out) {
+  const Narrow* src = static_cast<const Narrow*>(in);
   for (int64_t b = 0; b < g.batch; ++b) {
-    const Half* matrix = src + OffsetOf(BatchOffsets(g, b), which);
+    const Narrow* matrix = src + OffsetOf(BatchOffsets(g, b), which);
     for (int64_t r = 0; r < rows; ++r) {
-      const Half* row = matrix + r * ld;
-      for (int64_t c = 0; c < cols; ++c) *out++ = static_cast<float>(row[c]);
+      const Narrow* row = matrix + r * ld;
+      for (int64_t c = 0; c < cols; ++c) *out++ = static_cast<Wide>(row[c]);
     }
   }
 }
@@ -230,6 +239,53 @@ void Narrow(const float* in, const Gemm& g, void* out) {
       for (int64_t c = 0; c < g.n; ++c) row[c] = Half(*in++);
     }
   }
+}
+
+// g's operands, widened into dense scratch (as stored: a_rows x a_cols,
+// b_rows x b_cols), and where the scratch after them starts.
+template <typename Wide>
+struct Widened {
+  Wide* a;
+  Wide* b;
+  Wide* end;
+};
+
+template <typename Narrow, typename Wide>
+Widened<Wide> WidenOperands(const void* a, const void* b, const Gemm& g, Wide* buffer) {
+  const int64_t a_rows = g.ta ? g.k : g.m, a_cols = g.ta ? g.m : g.k;
+  const int64_t b_rows = g.tb ? g.n : g.k, b_cols = g.tb ? g.k : g.n;
+  Widened<Wide> w;
+  w.a = buffer;
+  w.b = w.a + RoundUp(g.batch * g.m * g.k, 16);
+  w.end = w.b + RoundUp(g.batch * g.k * g.n, 16);
+  Widen<Narrow, Wide>(a, g, Operand::kA, a_rows, a_cols, g.lda, w.a);
+  Widen<Narrow, Wide>(b, g, Operand::kB, b_rows, b_cols, g.ldb, w.b);
+  return w;
+}
+
+// g reading the dense widened operands, writing its result as g does.
+Gemm WithDenseOperands(const Gemm& g) {
+  Gemm dense = g;
+  dense.lda = g.ta ? g.m : g.k;
+  dense.ldb = g.tb ? g.k : g.n;
+  int64_t inner = 1;
+  for (int d = g.nd - 1; d >= 0; --d) {
+    dense.a_strides[d] = inner * g.m * g.k;
+    dense.b_strides[d] = inner * g.k * g.n;
+    inner *= g.sizes[d];
+  }
+  return dense;
+}
+
+// g reading the dense widened operands into a dense result (m x n
+// matrices one after another).
+Gemm WithDenseResult(const Gemm& g) {
+  Gemm dense = g;
+  dense.lda = g.ta ? g.m : g.k;
+  dense.ldb = g.tb ? g.k : g.n;
+  dense.ldc = g.n;
+  SetDenseBatch(dense);
+  return dense;
 }
 
 }  // namespace
@@ -333,12 +389,30 @@ absl::Status CheckDotShape(const DotShape& shape) {
 }
 
 int64_t DotScratchBytes(const DotShape& shape) {
-  if (shape.type != F16 && shape.type != BF16) return 0;
-  int64_t floats = RoundUp(shape.batch * shape.m * shape.k, 16) +
-                   RoundUp(shape.batch * shape.k * shape.n, 16);
-  if (shape.output_type != F32) floats += RoundUp(shape.batch * shape.m * shape.n, 16);
-  return floats * static_cast<int64_t>(sizeof(float));
+  if (shape.type != F16 && shape.type != BF16 && shape.type != S8) return 0;
+  // 4-byte elements: the widened operands (f32, or s32 for a deep s8
+  // product), and an f32 product to round into a 16-bit result or to
+  // convert into s32.
+  int64_t elements =
+      RoundUp(shape.batch * shape.m * shape.k, 16) + RoundUp(shape.batch * shape.k * shape.n, 16);
+  if (shape.output_type == F16 || shape.output_type == BF16 ||
+      (shape.type == S8 && shape.k <= kExactF32S8Depth)) {
+    elements += RoundUp(shape.batch * shape.m * shape.n, 16);
+  }
+  return elements * 4;
 }
+
+namespace {
+
+// The caller's scratch for a widening product, or a buffer of ours.
+template <typename Wide>
+Wide* ScratchFor(const DotShape& shape, void* scratch, std::unique_ptr<Wide[]>* owned) {
+  if (scratch != nullptr) return static_cast<Wide*>(scratch);
+  owned->reset(new Wide[DotScratchBytes(shape) / sizeof(Wide)]);
+  return owned->get();
+}
+
+}  // namespace
 
 absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, void* out,
                     runtime::ThreadPool* pool, void* scratch, const RowEpilogue* epilogue) {
@@ -410,55 +484,40 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
       BatchedGemm<uint32_t>(g, static_cast<const uint32_t*>(a), static_cast<const uint32_t*>(b),
                             static_cast<uint32_t*>(out), pool, panel_epilogue);
       return absl::OkStatus();
-    case F16:
-    case BF16: {
-      // Widen the operands into dense f32 matrices (as stored: a_rows x
-      // a_cols, b_rows x b_cols); an f32 result is written in place with its
-      // strides, a 16-bit one into dense scratch and then rounded.
-      std::unique_ptr<float[]> owned;
-      float* buffer = static_cast<float*>(scratch);
-      if (buffer == nullptr) {
-        owned.reset(new float[DotScratchBytes(shape) / sizeof(float)]);
-        buffer = owned.get();
-      }
-      const int64_t a_rows = g.ta ? g.k : g.m, a_cols = g.ta ? g.m : g.k;
-      const int64_t b_rows = g.tb ? g.n : g.k, b_cols = g.tb ? g.k : g.n;
-      const int64_t a_count = g.batch * g.m * g.k, b_count = g.batch * g.k * g.n;
-      float* a32 = buffer;
-      float* b32 = a32 + RoundUp(a_count, 16);
-      if (shape.type == F16) {
-        Widen<half>(a, g, Operand::kA, a_rows, a_cols, g.lda, a32);
-        Widen<half>(b, g, Operand::kB, b_rows, b_cols, g.ldb, b32);
-      } else {
-        Widen<bfloat16>(a, g, Operand::kA, a_rows, a_cols, g.lda, a32);
-        Widen<bfloat16>(b, g, Operand::kB, b_rows, b_cols, g.ldb, b32);
-      }
-      if (shape.output_type == F32) {
-        // Dense operands (one dense batch dimension), the result in place:
-        // g's batch dimensions with dense operand strides.
-        Gemm dense = g;
-        dense.lda = a_cols;
-        dense.ldb = b_cols;
-        int64_t inner = 1;
-        for (int d = g.nd - 1; d >= 0; --d) {
-          dense.a_strides[d] = inner * g.m * g.k;
-          dense.b_strides[d] = inner * g.k * g.n;
-          inner *= g.sizes[d];
-        }
-        BatchedGemm<float>(dense, a32, b32, static_cast<float*>(out), pool);
+    case S8: {
+      if (shape.k <= kExactF32S8Depth) {
+        // In f32, exactly (see kExactF32S8Depth): the f32 GEMM's speed.
+        std::unique_ptr<float[]> owned;
+        const Widened<float> w =
+            WidenOperands<int8_t>(a, b, g, ScratchFor<float>(shape, scratch, &owned));
+        BatchedGemm<float>(WithDenseResult(g), w.a, w.b, w.end, pool);
+        Narrow<int32_t>(w.end, g, out);
         return absl::OkStatus();
       }
-      float* c32 = b32 + RoundUp(b_count, 16);
-      Gemm dense = g;
-      dense.lda = a_cols;
-      dense.ldb = b_cols;
-      dense.ldc = g.n;
-      SetDenseBatch(dense);
-      BatchedGemm<float>(dense, a32, b32, c32, pool);
+      // Deeper: widened to s32 (as uint32_t: wrapping), the result in place.
+      std::unique_ptr<uint32_t[]> owned;
+      const Widened<uint32_t> w =
+          WidenOperands<int8_t>(a, b, g, ScratchFor<uint32_t>(shape, scratch, &owned));
+      BatchedGemm<uint32_t>(WithDenseOperands(g), w.a, w.b, static_cast<uint32_t*>(out), pool);
+      return absl::OkStatus();
+    }
+    case F16:
+    case BF16: {
+      // Widened into dense f32 matrices; an f32 result is written in place
+      // with its strides, a 16-bit one into dense scratch and then rounded.
+      std::unique_ptr<float[]> owned;
+      float* buffer = ScratchFor<float>(shape, scratch, &owned);
+      const Widened<float> w = shape.type == F16 ? WidenOperands<half>(a, b, g, buffer)
+                                                 : WidenOperands<bfloat16>(a, b, g, buffer);
+      if (shape.output_type == F32) {
+        BatchedGemm<float>(WithDenseOperands(g), w.a, w.b, static_cast<float*>(out), pool);
+        return absl::OkStatus();
+      }
+      BatchedGemm<float>(WithDenseResult(g), w.a, w.b, w.end, pool);
       if (shape.output_type == F16) {
-        Narrow<half>(c32, g, out);
+        Narrow<half>(w.end, g, out);
       } else {
-        Narrow<bfloat16>(c32, g, out);
+        Narrow<bfloat16>(w.end, g, out);
       }
       return absl::OkStatus();
     }

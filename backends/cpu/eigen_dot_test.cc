@@ -303,6 +303,19 @@ TEST(EigenDotTest, ElementTypes) {
   CheckDot(DotModule("bf16[67,129]{1,0}", "bf16[129,71]{1,0}", "f32[67,71]{0,1}",
                      "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
            &pool);
+  // s8 x s8 -> s32 (quantized matmuls), plain and batched with a transposed
+  // operand and a column-major result.
+  CheckDot(DotModule("s8[67,129]{1,0}", "s8[129,71]{1,0}", "s32[67,71]{1,0}",
+                     "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+           &pool);
+  CheckDot(DotModule("s8[3,129,67]{2,1,0}", "s8[3,71,129]{2,1,0}", "s32[3,67,71]{1,2,0}",
+                     "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={1}, "
+                     "rhs_contracting_dims={2}"),
+           &pool);
+  // Deeper than f32 holds exactly (kExactF32S8Depth): the s32 GEMM.
+  CheckDot(DotModule("s8[9,1100]{1,0}", "s8[1100,7]{1,0}", "s32[9,7]{1,0}",
+                     "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+           &pool);
 }
 
 TEST(EigenDotTest, S32Wraps) {

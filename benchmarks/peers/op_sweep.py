@@ -3,7 +3,7 @@
 side: where a kernel shape of ours is far off the peer's (it found the 460x
 prefix scan, the 20x transpose, the 13x pooling, the 6x concatenate, the
 300x suffix scan, the 20x top_k, the 1000x FFT, the 240x depthwise
-convolution).
+convolution, the 135x bf16 and 130x int8 matmuls).
 
 Usage: python3 benchmarks/peers/op_sweep.py [--tessera PATH] [--iters N] [NAME ...]
 Each op is jitted in JAX and timed in steady state (minimum of N runs); its
@@ -73,6 +73,11 @@ OPS = {
     "iota_mask": (lambda x: jnp.where(jnp.arange(4096)[:, None] >= jnp.arange(4096)[None, :],
                                       x, 0.0), [f32(4096, 4096)]),
     "batch_matmul": (lambda a, b: a @ b, [f32(32, 128, 64), f32(32, 64, 128)]),
+    "bf16_matmul": (lambda a, b: (a.astype(jnp.bfloat16) @ b.astype(jnp.bfloat16))
+                    .astype(jnp.float32), [f32(512, 512), f32(512, 512)]),
+    "int8_matmul": (lambda a, b: lax.dot(a.astype(jnp.int8), b.astype(jnp.int8),
+                                         preferred_element_type=jnp.int32),
+                    [f32(512, 512) * 200 - 100, f32(512, 512) * 200 - 100]),
 }
 
 

@@ -417,6 +417,26 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
 }
 
+// Complex dots (eigen_dot.h: four real GEMMs over the split parts): c64
+// and c128, a batch, a transposed operand and a column-major result.
+TEST(CpuOpsTest, ComplexDotsRunNatively) {
+  const std::string text = R"(
+HloModule complex_dots
+ENTRY main {
+  a = c64[33,70] parameter(0)
+  b = c64[70,21] parameter(1)
+  c = c128[3,40,17]{1,2,0} parameter(2)
+  d = c128[3,40,9] parameter(3)
+  ab = c64[33,21] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  cd = c128[3,17,9]{1,2,0} dot(c, d), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  ROOT t = (c64[33,21], c128[3,17,9]{1,2,0}) tuple(ab, cd)
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, CpuCompileOptions());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+}
+
 // A scan: a while loop writing one row per step into a loop-carried
 // buffer with dynamic-update-slice (in place over the buffer, so a step
 // writes only its row), including starts past the end (clamped), f32 and

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <complex>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -59,7 +60,8 @@ constexpr int64_t kPanelGranule = 16;
 
 bool IsSupportedPair(PrimitiveType type, PrimitiveType output_type) {
   if (type == output_type) {
-    return type == F32 || type == F64 || type == S32 || type == F16 || type == BF16;
+    return type == F32 || type == F64 || type == S32 || type == F16 || type == BF16 ||
+           type == C64 || type == C128;
   }
   return ((type == F16 || type == BF16) && output_type == F32) ||
          (type == S8 && output_type == S32);
@@ -263,6 +265,24 @@ Widened<Wide> WidenOperands(const void* a, const void* b, const Gemm& g, Wide* b
   return w;
 }
 
+// Splits g.batch complex matrices of rows x cols (row stride ld, at the
+// batch offsets of `which` in g) into dense real and imaginary parts.
+template <typename R>
+void SplitComplex(const void* in, const Gemm& g, Operand which, int64_t rows, int64_t cols,
+                  int64_t ld, R* re, R* im) {
+  const std::complex<R>* src = static_cast<const std::complex<R>*>(in);
+  for (int64_t b = 0; b < g.batch; ++b) {
+    const std::complex<R>* matrix = src + OffsetOf(BatchOffsets(g, b), which);
+    for (int64_t r = 0; r < rows; ++r) {
+      const std::complex<R>* row = matrix + r * ld;
+      for (int64_t c = 0; c < cols; ++c) {
+        *re++ = row[c].real();
+        *im++ = row[c].imag();
+      }
+    }
+  }
+}
+
 // g reading the dense widened operands, writing its result as g does.
 Gemm WithDenseOperands(const Gemm& g) {
   Gemm dense = g;
@@ -389,6 +409,13 @@ absl::Status CheckDotShape(const DotShape& shape) {
 }
 
 int64_t DotScratchBytes(const DotShape& shape) {
+  if (shape.type == C64 || shape.type == C128) {
+    // Real and imaginary parts of both operands, and four real products.
+    const int64_t reals = 2 * RoundUp(shape.batch * shape.m * shape.k, 16) +
+                          2 * RoundUp(shape.batch * shape.k * shape.n, 16) +
+                          4 * RoundUp(shape.batch * shape.m * shape.n, 16);
+    return reals * (shape.type == C128 ? 8 : 4);
+  }
   if (shape.type != F16 && shape.type != BF16 && shape.type != S8) return 0;
   // 4-byte elements: the widened operands (f32, or s32 for a deep s8
   // product), and an f32 product to round into a 16-bit result or to
@@ -410,6 +437,43 @@ Wide* ScratchFor(const DotShape& shape, void* scratch, std::unique_ptr<Wide[]>* 
   if (scratch != nullptr) return static_cast<Wide*>(scratch);
   owned->reset(new Wide[DotScratchBytes(shape) / sizeof(Wide)]);
   return owned->get();
+}
+
+// A complex product as four real GEMMs over the split parts:
+// re = ar br - ai bi, im = ar bi + ai br (each part's sums as a real
+// GEMM's), written into g's strided complex result.
+template <typename R>
+void ComplexGemm(const Gemm& g, const void* a, const void* b, void* out, runtime::ThreadPool* pool,
+                 R* buffer) {
+  const int64_t a_rows = g.ta ? g.k : g.m, a_cols = g.ta ? g.m : g.k;
+  const int64_t b_rows = g.tb ? g.n : g.k, b_cols = g.tb ? g.k : g.n;
+  const int64_t a_size = RoundUp(g.batch * g.m * g.k, 16),
+                b_size = RoundUp(g.batch * g.k * g.n, 16);
+  const int64_t c_size = RoundUp(g.batch * g.m * g.n, 16);
+  R* ar = buffer;
+  R* ai = ar + a_size;
+  R* br = ai + a_size;
+  R* bi = br + b_size;
+  R* products[4] = {bi + b_size, bi + b_size + c_size, bi + b_size + 2 * c_size,
+                    bi + b_size + 3 * c_size};
+  SplitComplex<R>(a, g, Operand::kA, a_rows, a_cols, g.lda, ar, ai);
+  SplitComplex<R>(b, g, Operand::kB, b_rows, b_cols, g.ldb, br, bi);
+  const Gemm dense = WithDenseResult(g);
+  BatchedGemm<R>(dense, ar, br, products[0], pool);
+  BatchedGemm<R>(dense, ai, bi, products[1], pool);
+  BatchedGemm<R>(dense, ar, bi, products[2], pool);
+  BatchedGemm<R>(dense, ai, br, products[3], pool);
+  std::complex<R>* dst = static_cast<std::complex<R>*>(out);
+  int64_t i = 0;
+  for (int64_t batch = 0; batch < g.batch; ++batch) {
+    std::complex<R>* matrix = dst + BatchOffsets(g, batch).c;
+    for (int64_t r = 0; r < g.m; ++r) {
+      std::complex<R>* row = matrix + r * g.ldc;
+      for (int64_t c = 0; c < g.n; ++c, ++i) {
+        row[c] = std::complex<R>(products[0][i] - products[1][i], products[2][i] + products[3][i]);
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -499,6 +563,16 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
       const Widened<uint32_t> w =
           WidenOperands<int8_t>(a, b, g, ScratchFor<uint32_t>(shape, scratch, &owned));
       BatchedGemm<uint32_t>(WithDenseOperands(g), w.a, w.b, static_cast<uint32_t*>(out), pool);
+      return absl::OkStatus();
+    }
+    case C64: {
+      std::unique_ptr<float[]> owned;
+      ComplexGemm<float>(g, a, b, out, pool, ScratchFor<float>(shape, scratch, &owned));
+      return absl::OkStatus();
+    }
+    case C128: {
+      std::unique_ptr<double[]> owned;
+      ComplexGemm<double>(g, a, b, out, pool, ScratchFor<double>(shape, scratch, &owned));
       return absl::OkStatus();
     }
     case F16:

@@ -59,7 +59,8 @@ struct DotShape {
   // F32->F32, F64->F64, S32->S32 (wrapping, like the evaluator), F16->F16,
   // BF16->BF16, F16->F32, BF16->F32 (16-bit operands are widened to f32 and
   // accumulated in f32; a 16-bit result is rounded once at the end), S8->S32
-  // (widened to s32, wrapping; quantized matmuls' preferred_element_type).
+  // (widened to s32, wrapping; quantized matmuls' preferred_element_type),
+  // C64->C64 and C128->C128 (four real GEMMs over the split parts).
   PrimitiveType type = F32;
   PrimitiveType output_type = F32;
 

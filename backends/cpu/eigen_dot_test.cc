@@ -352,8 +352,12 @@ TEST(EigenDotTest, ScratchBuffer) {
   for (bfloat16 x : out) EXPECT_EQ(static_cast<float>(x), 2.0f);
   shape.type = F32;
   EXPECT_EQ(DotScratchBytes(shape), 0);
+  // Complex: both operands' parts and four real products.
   shape.type = C64;
   shape.output_type = C64;
+  EXPECT_EQ(DotScratchBytes(shape), (2 * 16 + 2 * 16 + 4 * 16) * 4);
+  shape.type = S16;
+  shape.output_type = S16;
   EXPECT_EQ(RunDot(shape, nullptr, nullptr, nullptr, nullptr).code(),
             absl::StatusCode::kUnimplemented);
 }
@@ -851,7 +855,7 @@ TEST(EigenDotTest, PlanDotRejections) {
   ExpectRejected(DotModule("f32[4,5]{1,0}", "f16[5,3]{1,0}", "f32[4,3]{1,0}",
                            "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
                  "mixed operand types");
-  ExpectRejected(MatMul("c64", 4, 3, 5), "c64 operands into c64");
+  ExpectRejected(MatMul("u8", 4, 3, 5), "u8 operands into u8");
   ExpectRejected(MatMul("s8", 4, 3, 5), "s8 operands into s8");
   // Not a dot.
   EXPECT_EQ(PlanStatus("HloModule m\n\nENTRY e {\n  a = f32[2] parameter(0)\n  ROOT b = "

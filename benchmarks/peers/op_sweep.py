@@ -3,7 +3,8 @@
 side: where a kernel shape of ours is far off the peer's (it found the 460x
 prefix scan, the 20x transpose, the 13x pooling, the 6x concatenate, the
 300x suffix scan, the 20x top_k, the 1000x FFT, the 240x depthwise
-convolution, the 135x bf16 and 130x int8 matmuls).
+convolution, the 135x bf16, 130x int8
+and 107x complex matmuls).
 
 Usage: python3 benchmarks/peers/op_sweep.py [--tessera PATH] [--iters N] [NAME ...]
 Each op is jitted in JAX and timed in steady state (minimum of N runs); its
@@ -75,6 +76,7 @@ OPS = {
     "batch_matmul": (lambda a, b: a @ b, [f32(32, 128, 64), f32(32, 64, 128)]),
     "bf16_matmul": (lambda a, b: (a.astype(jnp.bfloat16) @ b.astype(jnp.bfloat16))
                     .astype(jnp.float32), [f32(512, 512), f32(512, 512)]),
+    "c64_matmul": (lambda a, b: (a + 1j * b) @ (b - 1j * a), [f32(256, 256), f32(256, 256)]),
     "int8_matmul": (lambda a, b: lax.dot(a.astype(jnp.int8), b.astype(jnp.int8),
                                          preferred_element_type=jnp.int32),
                     [f32(512, 512) * 200 - 100, f32(512, 512) * 200 - 100]),

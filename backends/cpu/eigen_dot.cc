@@ -229,16 +229,17 @@ void Widen(const void* in, const Gemm& g, Operand which, int64_t rows, int64_t c
   }
 }
 
-// The inverse of Widen: rounds dense f32 m x n matrices into g's strided
-// 16-bit result (row stride g.ldc, g's c batch offsets).
-template <typename Half>
+// The inverse of Widen: converts dense f32 m x n matrices into g's strided
+// result of type Out (row stride g.ldc, g's c batch offsets): rounded to a
+// 16-bit float, or an s32 that the f32 holds exactly (an s8 product).
+template <typename Out>
 void Narrow(const float* in, const Gemm& g, void* out) {
-  Half* dst = static_cast<Half*>(out);
+  Out* dst = static_cast<Out*>(out);
   for (int64_t b = 0; b < g.batch; ++b) {
-    Half* matrix = dst + BatchOffsets(g, b).c;
+    Out* matrix = dst + BatchOffsets(g, b).c;
     for (int64_t r = 0; r < g.m; ++r) {
-      Half* row = matrix + r * g.ldc;
-      for (int64_t c = 0; c < g.n; ++c) row[c] = Half(*in++);
+      Out* row = matrix + r * g.ldc;
+      for (int64_t c = 0; c < g.n; ++c) row[c] = Out(*in++);
     }
   }
 }

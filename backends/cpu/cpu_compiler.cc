@@ -8,18 +8,19 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/compilation_cache.h"
+#include "backends/cpu/conv_thunk.h"
 #include "backends/cpu/cpu_executable_builder.h"
 #include "backends/cpu/kernel_computations.h"
-#include "backends/cpu/conv_thunk.h"
 #include "backends/cpu/loop_kernel.h"
-#include "runtime/thread_pool.h"
+#include "backends/interpreter/interpreter_backend.h"
 #include "hlo/analysis/hlo_verifier.h"
+#include "hlo/ir/linalg_op.h"
 #include "hlo/ir/status_macros.h"
 #include "passes/fusion/fusion_pipeline.h"
 #include "passes/memory/buffer_assignment.h"
-#include "backends/interpreter/interpreter_backend.h"
 #include "runtime/buffer_allocations.h"
 #include "runtime/kernel_thunk.h"
+#include "runtime/thread_pool.h"
 
 namespace tessera {
 namespace cpu {
@@ -90,6 +91,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
   if (instruction->opcode() == HloOpcode::kSort) return TrySort(instruction);
   if (instruction->opcode() == HloOpcode::kTopK) return TryTopK(instruction);
   if (instruction->opcode() == HloOpcode::kFft) return TryFft(instruction);
+  if (IsLinalgOp(*instruction)) return TryLinalg(instruction);
   // A dot fusion even when a module hands it over as another kind (XLA's
   // own tests mark dot fusions kLoop).
   bool output_fusion = false;

@@ -425,6 +425,46 @@ std::unique_ptr<runtime::Thunk> FftThunk::Lower() const {
 }
 
 // ---------------------------------------------------------------------------
+// LinalgThunk
+
+std::vector<BufferSlice> LinalgThunk::Slices() const {
+  std::vector<BufferSlice> slices = operands_;
+  slices.insert(slices.end(), results_.begin(), results_.end());
+  return slices;
+}
+
+absl::Status LinalgThunk::Execute(const Arena& arena) const {
+  std::vector<const void*> operands;
+  std::vector<void*> results;
+  for (const BufferSlice& slice : operands_) operands.push_back(arena.Address(slice));
+  for (const BufferSlice& slice : results_) results.push_back(arena.Address(slice));
+  return RunLinalg(plan_, operands, results, &runtime::ThreadPool::Default());
+}
+
+std::string LinalgThunk::ToString() const {
+  std::vector<std::string> operands, results;
+  for (const BufferSlice& slice : operands_) operands.push_back(SliceString(slice));
+  for (const BufferSlice& slice : results_) results.push_back(SliceString(slice));
+  return absl::StrCat("linalg ", name(), " (", absl::StrJoin(operands, ", "), ") -> (",
+                      absl::StrJoin(results, ", "), ")");
+}
+
+std::unique_ptr<runtime::Thunk> LinalgThunk::Lower() const {
+  std::vector<runtime::BufferSlice> slices;
+  for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
+  const size_t operand_count = operands_.size();
+  return std::make_unique<runtime::HostCallThunk>(
+      name(), std::move(slices),
+      [plan = plan_, operand_count](absl::Span<void* const> buffers,
+                                    const runtime::ExecuteParams& params) {
+        runtime::ThreadPool* pool =
+            params.thread_pool != nullptr ? params.thread_pool : &runtime::ThreadPool::Default();
+        std::vector<const void*> operands(buffers.begin(), buffers.begin() + operand_count);
+        return RunLinalg(plan, operands, buffers.subspan(operand_count), pool);
+      });
+}
+
+// ---------------------------------------------------------------------------
 // Control flow
 
 namespace {

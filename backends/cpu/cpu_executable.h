@@ -43,6 +43,7 @@
 #include "backends/cpu/conv_thunk.h"
 #include "backends/cpu/eigen_dot.h"
 #include "backends/cpu/fft_thunk.h"
+#include "backends/cpu/linalg_thunk.h"
 #include "backends/cpu/loop_kernel.h"
 #include "backends/cpu/sort_thunk.h"
 #include "hlo/ir/hlo_module.h"
@@ -255,6 +256,28 @@ class FftThunk : public CpuThunk {
  private:
   FftPlan plan_;
   BufferSlice operand_, result_;
+};
+
+// A Cholesky factorization, LU factorization or triangular solve through
+// Eigen (linalg_thunk.h): XLA's cholesky and triangular-solve, JAX's LAPACK
+// custom calls.
+class LinalgThunk : public CpuThunk {
+ public:
+  LinalgThunk(std::string name, LinalgPlan plan, std::vector<BufferSlice> operands,
+              std::vector<BufferSlice> results)
+      : CpuThunk(std::move(name)),
+        plan_(std::move(plan)),
+        operands_(std::move(operands)),
+        results_(std::move(results)) {}
+  absl::Status Execute(const Arena& arena) const override;
+  bool native() const override { return true; }
+  std::string ToString() const override;
+  std::unique_ptr<runtime::Thunk> Lower() const override;
+  std::vector<BufferSlice> Slices() const override;
+
+ private:
+  LinalgPlan plan_;
+  std::vector<BufferSlice> operands_, results_;
 };
 
 // Thunks run in turn as one (the kernels of one multi-output fusion).

@@ -82,6 +82,7 @@ class CpuExecutableBuilder {
   absl::StatusOr<std::unique_ptr<CpuThunk>> TrySort(const HloInstruction* sort);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryTopK(const HloInstruction* topk);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryFft(const HloInstruction* fft);
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryLinalg(const HloInstruction* hlo);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryVariadicReduce(const HloInstruction* reduce);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryDot(const HloInstruction* dot);
   // A kOutput fusion of a dot (over two of the fusion's parameters) and an

@@ -146,6 +146,37 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryFft(const Hlo
       std::make_unique<FftThunk>(fft->name(), std::move(plan), in, out));
 }
 
+absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryLinalg(
+    const HloInstruction* hlo) {
+  TS_ASSIGN_OR_RETURN(LinalgPlan plan, PlanLinalg(*hlo));
+  std::vector<BufferSlice> operands, results;
+  for (const HloInstruction* operand : hlo->operands()) {
+    TS_ASSIGN_OR_RETURN(BufferSlice slice, executable_.assignment_->GetSlice(operand, {}));
+    operands.push_back(slice);
+  }
+  const int64_t result_count = hlo->shape().IsTuple() ? hlo->shape().tuple_size() : 1;
+  for (int64_t k = 0; k < result_count; ++k) {
+    ShapeIndex index;
+    if (hlo->shape().IsTuple()) index = {k};
+    TS_ASSIGN_OR_RETURN(BufferSlice slice, executable_.assignment_->GetSlice(hlo, index));
+    const Shape& shape = hlo->shape().IsTuple() ? hlo->shape().tuple_shapes(k) : hlo->shape();
+    // Each matrix is read whole before it is written, so a result may be
+    // its operand's buffer in the same layout; any other overlap may not.
+    for (size_t i = 0; i < operands.size(); ++i) {
+      if (slice.Overlaps(operands[i]) &&
+          !(slice == operands[i] && shape == hlo->operand(i)->shape())) {
+        return absl::UnimplementedError("a result overlaps an operand");
+      }
+    }
+    for (const BufferSlice& other : results) {
+      if (other.Overlaps(slice)) return absl::UnimplementedError("results overlap");
+    }
+    results.push_back(slice);
+  }
+  return std::unique_ptr<CpuThunk>(std::make_unique<LinalgThunk>(
+      hlo->name(), std::move(plan), std::move(operands), std::move(results)));
+}
+
 absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TrySort(
     const HloInstruction* sort) {
   TS_ASSIGN_OR_RETURN(SortPlan plan, PlanSort(*sort));

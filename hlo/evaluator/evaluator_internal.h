@@ -77,6 +77,9 @@ absl::StatusOr<Literal> EvaluateReduceOp(const HloInstruction& hlo, Operands ope
 absl::StatusOr<Literal> EvaluateDotOrConvolution(const HloInstruction& hlo, Operands operands);
 // evaluator_fft.cc: fft.
 absl::StatusOr<Literal> EvaluateFft(const HloInstruction& hlo, Operands operands);
+// evaluator_linalg.cc: cholesky, triangular-solve, and JAX's LAPACK custom
+// calls (hlo/ir/linalg_op.h).
+absl::StatusOr<Literal> EvaluateLinalg(const HloInstruction& hlo, Operands operands);
 // evaluator_gather_scatter.cc: gather, scatter.
 absl::StatusOr<Literal> EvaluateGatherOrScatter(const HloInstruction& hlo, Operands operands);
 // evaluator_sort.cc: sort, topk.

@@ -8,6 +8,7 @@
 
 #include "hlo/evaluator/evaluator_internal.h"
 #include "hlo/ir/hlo_opcode.h"
+#include "hlo/ir/linalg_op.h"
 
 namespace tessera {
 namespace evaluator_internal {
@@ -229,6 +230,7 @@ absl::StatusOr<Literal> EvaluateInstruction(const HloInstruction& hlo, Operands 
       break;
   }
   if (HloOpcodeIsCollective(hlo.opcode())) return EvaluateCollective(hlo, operands);
+  if (IsLinalgOp(hlo)) return EvaluateLinalg(hlo, operands);
   if (HloOpcodeIsElementwise(hlo.opcode())) return EvaluateElementwise(hlo, operands);
   return Unsupported(hlo);
 }

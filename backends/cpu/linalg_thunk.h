@@ -1,0 +1,72 @@
+// Cholesky, LU and triangular solves on raw buffers, for the CPU backend's
+// thunks of XLA's `cholesky` and `triangular-solve` and of JAX's LAPACK
+// custom calls (hlo/ir/linalg_op.h has the semantics):
+//
+//   TS_ASSIGN_OR_RETURN(LinalgPlan plan, PlanLinalg(*hlo));        // compile time
+//   TS_RETURN_IF_ERROR(RunLinalg(plan, operands, results, pool));
+//
+// Each matrix of the batch is copied into a dense column-major scratch
+// matrix (any layout of the operands and results works, and a result may
+// alias its operand), factored or solved there through Eigen's blocked
+// algorithms (LLT, triangular solves, GEMM updates), and copied out; the
+// batch is split over the thread pool.  LU is our own blocked right-looking
+// factorization, because its pivots must be LAPACK's (the first largest
+// |a|, or |re| + |im| for complex, where Eigen scores complex by |z|).
+// Results match the evaluator's unblocked algorithms to a relative
+// tolerance (the sums are in another order), pivots exactly but for
+// near-ties.
+#ifndef TESSERA_BACKENDS_CPU_LINALG_THUNK_H_
+#define TESSERA_BACKENDS_CPU_LINALG_THUNK_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "hlo/ir/linalg_op.h"
+#include "hlo/ir/shape.h"
+
+namespace tessera {
+
+class HloInstruction;
+
+namespace runtime {
+class ThreadPool;
+}  // namespace runtime
+
+namespace cpu {
+
+// Element offsets of a batch of arrays: the leading dimensions a batch
+// (numbered row-major), the last `trailing` (0 to 2) indexed by (i, j).
+class BatchedView {
+ public:
+  BatchedView() = default;
+  BatchedView(const Shape& shape, int trailing);
+  int64_t Offset(int64_t batch, int64_t i = 0, int64_t j = 0) const;
+
+ private:
+  std::vector<int64_t> batch_dims_, batch_strides_;
+  int64_t i_stride_ = 0, j_stride_ = 0;
+};
+
+struct LinalgPlan {
+  LinalgOp op;
+  // Operand views (a; b for a triangular solve), then result views
+  // (the factor or solution; pivots and info where the op has them).
+  std::vector<BatchedView> operands;
+  std::vector<BatchedView> results;
+};
+
+// The plan of a linear-algebra op (IsLinalgOp); errors as DescribeLinalgOp.
+absl::StatusOr<LinalgPlan> PlanLinalg(const HloInstruction& hlo);
+
+// Runs the plan: `operands` and `results` in the plan's order.  A result
+// may be its operand's buffer (same shape and layout); no other overlap.
+// `pool` may be null.
+absl::Status RunLinalg(const LinalgPlan& plan, absl::Span<const void* const> operands,
+                       absl::Span<void* const> results, runtime::ThreadPool* pool);
+
+}  // namespace cpu
+}  // namespace tessera
+
+#endif  // TESSERA_BACKENDS_CPU_LINALG_THUNK_H_

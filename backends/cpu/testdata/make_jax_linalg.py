@@ -1,0 +1,112 @@
+"""Writes the JAX linear-algebra programs that linalg_test runs, with XLA's
+results: jnp.linalg and jax.scipy.linalg functions, which JAX's CPU lowering
+turns into LAPACK custom calls (lapack_?potrf_ffi, ?getrf, ?trsm).
+
+  jax_linalg/<case>/module.hlo   jax.jit(f).lower(...).as_text(dialect="hlo")
+  jax_linalg/<case>/in<i>.npy    the inputs
+  jax_linalg/<case>/out<i>.npy   XLA's outputs
+  jax_linalg/INDEX               case #inputs #outputs relative-tolerance
+
+Run in this directory: python3 make_jax_linalg.py
+"""
+import os
+
+import jax
+
+jax.config.update("jax_enable_x64", True)
+jax.config.update("jax_platforms", "cpu")
+import jax.numpy as jnp  # noqa: E402
+import jax.scipy.linalg as jsl  # noqa: E402
+import numpy as np  # noqa: E402
+
+rng = np.random.default_rng(7)
+
+
+def general(*shape, dtype=np.float32):
+    x = rng.standard_normal(shape)
+    if np.issubdtype(dtype, np.complexfloating):
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def positive_definite(*shape, dtype=np.float32):
+    x = general(*shape, dtype=dtype)
+    n = shape[-1]
+    return (x @ np.conj(np.swapaxes(x, -1, -2)) + n * np.eye(n)).astype(dtype)
+
+
+def lower_triangle(*shape, dtype=np.float32):
+    # Well conditioned: a dominant diagonal; the upper triangle holds junk
+    # that a solve must not read.
+    x = general(*shape, dtype=dtype)
+    n = shape[-1]
+    return (x + 2 * n * np.eye(n)).astype(dtype)
+
+
+def cholesky_cases():
+    spd = positive_definite(3, 6, 6)
+    spd[2] = -spd[2]  # not positive definite: JAX gives NaN
+    yield "cholesky_f32", jnp.linalg.cholesky, [spd], 1e-5
+    yield ("cholesky_upper_c64", lambda a: jsl.cholesky(a, lower=False),
+           [positive_definite(2, 5, 5, dtype=np.complex64)], 1e-5)
+    yield ("cho_solve_f64", lambda a, b: jsl.cho_solve(jsl.cho_factor(a), b),
+           [positive_definite(7, 7, dtype=np.float64), general(7, 3, dtype=np.float64)], 1e-10)
+
+
+def lu_cases():
+    yield "solve_f32", jnp.linalg.solve, [general(9, 9), general(9, 4)], 1e-4
+    yield ("solve_batched_f64", jnp.linalg.solve,
+           [general(3, 6, 6, dtype=np.float64), general(3, 6, 2, dtype=np.float64)], 1e-10)
+    yield "inv_c64", jnp.linalg.inv, [general(6, 6, dtype=np.complex64)], 1e-4
+    yield "slogdet_f32", lambda a: tuple(jnp.linalg.slogdet(a)), [general(4, 5, 5)], 1e-4
+    yield "det_c128", jnp.linalg.det, [general(2, 4, 4, dtype=np.complex128)], 1e-10
+    yield "lu_factor_f32", lambda a: tuple(jsl.lu_factor(a)), [general(8, 8)], 1e-5
+    yield "lu_wide_f64", lambda a: tuple(jax.lax.linalg.lu(a)), [general(5, 8, dtype=np.float64)], 1e-10
+    yield "lu_tall_c64", lambda a: tuple(jax.lax.linalg.lu(a)), [general(8, 5, dtype=np.complex64)], 1e-5
+    singular = general(5, 5)
+    singular[:, 2] = 0
+    yield "lu_singular_f32", lambda a: tuple(jsl.lu_factor(a)), [singular], 1e-5
+
+
+def triangular_cases():
+    a, b = lower_triangle(6, 6), general(6, 3)
+    yield "trsm_lower_f32", lambda a, b: jsl.solve_triangular(a, b, lower=True), [a, b], 1e-5
+    yield ("trsm_upper_trans_unit_f32",
+           lambda a, b: jsl.solve_triangular(a, b, lower=False, trans=1, unit_diagonal=True),
+           [lower_triangle(6, 6), general(6, 3)], 1e-4)
+    yield ("trsm_lower_adjoint_c64", lambda a, b: jsl.solve_triangular(a, b, lower=True, trans=2),
+           [lower_triangle(2, 5, 5, dtype=np.complex64), general(2, 5, 4, dtype=np.complex64)], 1e-5)
+    yield ("trsm_right_f64",
+           lambda a, b: jax.lax.linalg.triangular_solve(a, b, left_side=False, lower=True,
+                                                        transpose_a=True),
+           [lower_triangle(4, 4, dtype=np.float64), general(3, 4, dtype=np.float64)], 1e-10)
+    yield ("trsm_right_upper_c128",
+           lambda a, b: jax.lax.linalg.triangular_solve(a, b, left_side=False, lower=False,
+                                                        conjugate_a=True),
+           [lower_triangle(4, 4, dtype=np.complex128), general(2, 4, dtype=np.complex128)], 1e-10)
+
+
+def main():
+    root = "jax_linalg"
+    index = []
+    for cases in (cholesky_cases, lu_cases, triangular_cases):
+        for name, fn, inputs, tolerance in cases():
+            lowered = jax.jit(fn).lower(*inputs)
+            outputs = jax.jit(fn)(*inputs)
+            if not isinstance(outputs, tuple):
+                outputs = (outputs,)
+            directory = os.path.join(root, name)
+            os.makedirs(directory, exist_ok=True)
+            with open(os.path.join(directory, "module.hlo"), "w") as f:
+                f.write(lowered.as_text(dialect="hlo"))
+            for i, x in enumerate(inputs):
+                np.save(os.path.join(directory, f"in{i}.npy"), np.asarray(x))
+            for i, y in enumerate(outputs):
+                np.save(os.path.join(directory, f"out{i}.npy"), np.asarray(y))
+            index.append(f"{name} {len(inputs)} {len(outputs)} {tolerance}")
+    with open(os.path.join(root, "INDEX"), "w") as f:
+        f.write("\n".join(index) + "\n")
+
+
+if __name__ == "__main__":
+    main()

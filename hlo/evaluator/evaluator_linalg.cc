@@ -1,0 +1,243 @@
+// cholesky, triangular-solve, and JAX's LAPACK calls (potrf, getrf, trsm):
+// the semantics of hlo/ir/linalg_op.h as textbook unblocked algorithms, one
+// matrix of the batch at a time, in the element type.  Row-major literal
+// data puts matrix b's element (i, j) at b * rows * cols + i * cols + j.
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <vector>
+
+#include "hlo/evaluator/evaluator_internal.h"
+#include "hlo/ir/linalg_op.h"
+
+namespace tessera {
+namespace evaluator_internal {
+namespace {
+
+template <typename T>
+T Conj(T x) {
+  if constexpr (kIsComplex<T>) {
+    return std::conj(x);
+  } else {
+    return x;
+  }
+}
+
+template <typename T>
+auto RealPart(T x) {
+  if constexpr (kIsComplex<T>) {
+    return x.real();
+  } else {
+    return x;
+  }
+}
+
+// LAPACK's pivot score (i?amax): |x|, or |re| + |im| for complex.
+template <typename T>
+auto PivotScore(T x) {
+  if constexpr (kIsComplex<T>) {
+    return std::abs(x.real()) + std::abs(x.imag());
+  } else {
+    return std::abs(x);
+  }
+}
+
+// A = L L^H on the n x n matrix `a`, reading and writing only the lower
+// triangle (or, with !lower, A = U^H U on the upper one, as the lower
+// factor of the conjugate transpose).  Returns LAPACK's info: 0, or j + 1
+// for the first column j whose pivot is not positive (NaN included).
+template <typename T>
+int32_t Cholesky(T* a, int64_t n, bool lower) {
+  // L(i, j) of the triangle used, for i >= j.
+  auto at = [&](int64_t i, int64_t j) -> T { return lower ? a[i * n + j] : Conj(a[j * n + i]); };
+  auto set = [&](int64_t i, int64_t j, T value) {
+    if (lower) {
+      a[i * n + j] = value;
+    } else {
+      a[j * n + i] = Conj(value);
+    }
+  };
+  for (int64_t j = 0; j < n; ++j) {
+    auto diagonal = RealPart(at(j, j));
+    for (int64_t k = 0; k < j; ++k) diagonal -= RealPart(at(j, k) * Conj(at(j, k)));
+    if (!(diagonal > 0)) return static_cast<int32_t>(j + 1);
+    const auto pivot = std::sqrt(diagonal);
+    set(j, j, T(pivot));
+    for (int64_t i = j + 1; i < n; ++i) {
+      T sum = at(i, j);
+      for (int64_t k = 0; k < j; ++k) sum -= at(i, k) * Conj(at(j, k));
+      set(i, j, sum / T(pivot));
+    }
+  }
+  return 0;
+}
+
+// P A = L U in place on the rows x cols matrix `a`; pivots[k] = the
+// (1-based) row swapped with row k.  Returns LAPACK's info.
+template <typename T>
+int32_t Lu(T* a, int64_t rows, int64_t cols, int32_t* pivots) {
+  int32_t info = 0;
+  for (int64_t k = 0; k < std::min(rows, cols); ++k) {
+    int64_t pivot_row = k;
+    for (int64_t i = k + 1; i < rows; ++i) {
+      if (PivotScore(a[i * cols + k]) > PivotScore(a[pivot_row * cols + k])) pivot_row = i;
+    }
+    pivots[k] = static_cast<int32_t>(pivot_row + 1);
+    if (a[pivot_row * cols + k] != T(0)) {
+      if (pivot_row != k) {
+        for (int64_t j = 0; j < cols; ++j) std::swap(a[k * cols + j], a[pivot_row * cols + j]);
+      }
+      for (int64_t i = k + 1; i < rows; ++i) a[i * cols + k] /= a[k * cols + k];
+    } else if (info == 0) {
+      info = static_cast<int32_t>(k + 1);
+    }
+    for (int64_t i = k + 1; i < rows; ++i) {
+      for (int64_t j = k + 1; j < cols; ++j) a[i * cols + j] -= a[i * cols + k] * a[k * cols + j];
+    }
+  }
+  return info;
+}
+
+// Solves op(A) X = B or X op(A) = B in place of the rows x cols `b`, with
+// `a` square (rows or cols).
+template <typename T>
+void TriangularSolve(const LinalgOp& op, const T* a, T* b) {
+  const int64_t rows = op.rows, cols = op.cols;
+  const int64_t n = op.left_side ? rows : cols;
+  // op(A)(i, j), within the triangle op(A) has.
+  auto op_a = [&](int64_t i, int64_t j) -> T {
+    if (i == j && op.unit_diagonal) return T(1);
+    switch (op.transpose) {
+      case LinalgTranspose::kNone:
+        return a[i * n + j];
+      case LinalgTranspose::kTranspose:
+        return a[j * n + i];
+      case LinalgTranspose::kAdjoint:
+        return Conj(a[j * n + i]);
+    }
+    return T(0);
+  };
+  const bool lower = op.lower != (op.transpose != LinalgTranspose::kNone);
+  if (op.left_side) {
+    // Column c: substitution down (lower) or up the rows.
+    for (int64_t c = 0; c < cols; ++c) {
+      for (int64_t step = 0; step < rows; ++step) {
+        const int64_t i = lower ? step : rows - 1 - step;
+        T sum = b[i * cols + c];
+        if (lower) {
+          for (int64_t k = 0; k < i; ++k) sum -= op_a(i, k) * b[k * cols + c];
+        } else {
+          for (int64_t k = i + 1; k < rows; ++k) sum -= op_a(i, k) * b[k * cols + c];
+        }
+        b[i * cols + c] = sum / op_a(i, i);
+      }
+    }
+    return;
+  }
+  // Row r of X op(A) = B: x_j op(A)(j, j) = b_j - sum of the other x_k
+  // op(A)(k, j), from the last column (lower) or the first.
+  for (int64_t r = 0; r < rows; ++r) {
+    T* x = b + r * cols;
+    for (int64_t step = 0; step < cols; ++step) {
+      const int64_t j = lower ? cols - 1 - step : step;
+      T sum = x[j];
+      if (lower) {
+        for (int64_t k = j + 1; k < cols; ++k) sum -= x[k] * op_a(k, j);
+      } else {
+        for (int64_t k = 0; k < j; ++k) sum -= x[k] * op_a(k, j);
+      }
+      x[j] = sum / op_a(j, j);
+    }
+  }
+}
+
+template <typename T>
+absl::StatusOr<Literal> Evaluate(const HloInstruction& hlo, const LinalgOp& op, Operands operands) {
+  const int64_t matrix = op.rows * op.cols;
+  switch (op.kind) {
+    case LinalgKind::kCholesky: {
+      Literal factor = *operands[0];
+      std::vector<int32_t> info(op.batch);
+      absl::Span<T> data = factor.data<T>();
+      for (int64_t b = 0; b < op.batch; ++b) {
+        T* a = data.data() + b * matrix;
+        info[b] = Cholesky(a, op.rows, op.lower);
+        if (op.lapack) continue;
+        // XLA's op: the other triangle zero, a failed matrix all NaN.
+        for (int64_t i = 0; i < op.rows; ++i) {
+          for (int64_t j = 0; j < op.cols; ++j) {
+            if (info[b] != 0) {
+              a[i * op.cols + j] = T(std::numeric_limits<double>::quiet_NaN());
+            } else if (op.lower ? j > i : j < i) {
+              a[i * op.cols + j] = T(0);
+            }
+          }
+        }
+      }
+      if (!op.lapack) return factor;
+      TS_ASSIGN_OR_RETURN(Literal info_literal, MakeLiteral(hlo.shape().tuple_shapes(1)));
+      std::copy(info.begin(), info.end(), info_literal.data<int32_t>().begin());
+      std::vector<Literal> results;
+      results.push_back(std::move(factor));
+      results.push_back(std::move(info_literal));
+      return Literal::MakeTuple(std::move(results));
+    }
+    case LinalgKind::kLu: {
+      Literal lu = *operands[0];
+      TS_ASSIGN_OR_RETURN(Literal pivots, MakeLiteral(hlo.shape().tuple_shapes(1)));
+      TS_ASSIGN_OR_RETURN(Literal info, MakeLiteral(hlo.shape().tuple_shapes(2)));
+      const int64_t steps = std::min(op.rows, op.cols);
+      for (int64_t b = 0; b < op.batch; ++b) {
+        info.data<int32_t>()[b] = Lu(lu.data<T>().data() + b * matrix, op.rows, op.cols,
+                                     pivots.data<int32_t>().data() + b * steps);
+      }
+      std::vector<Literal> results;
+      results.push_back(std::move(lu));
+      results.push_back(std::move(pivots));
+      results.push_back(std::move(info));
+      return Literal::MakeTuple(std::move(results));
+    }
+    case LinalgKind::kTriangularSolve: {
+      Literal x = *operands[1];
+      const int64_t side = op.left_side ? op.rows : op.cols;
+      for (int64_t b = 0; b < op.batch; ++b) {
+        TriangularSolve(op, operands[0]->data<T>().data() + b * side * side,
+                        x.data<T>().data() + b * matrix);
+      }
+      return x;
+    }
+  }
+  return absl::InternalError("unknown linalg kind");
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> EvaluateLinalg(const HloInstruction& hlo, Operands operands) {
+  TS_ASSIGN_OR_RETURN(LinalgOp op, DescribeLinalgOp(hlo));
+  const int64_t expected = op.kind == LinalgKind::kTriangularSolve ? 2 : 1;
+  TS_RETURN_IF_ERROR(ExpectOperandCount(hlo, operands, expected));
+  for (int64_t i = 0; i < expected; ++i) {
+    TS_RETURN_IF_ERROR(ExpectArray(*operands[i], "an operand"));
+    if (operands[i]->shape().element_type() != op.type ||
+        operands[i]->shape().dimensions() != hlo.operand(i)->shape().dimensions()) {
+      return InvalidArgument(absl::StrCat("operand ", i, " is ", ShapeString(*operands[i]),
+                                          ", not ", hlo.operand(i)->shape().ToString()));
+    }
+  }
+  switch (op.type) {
+    case F32:
+      return Evaluate<float>(hlo, op, operands);
+    case F64:
+      return Evaluate<double>(hlo, op, operands);
+    case C64:
+      return Evaluate<complex64>(hlo, op, operands);
+    case C128:
+      return Evaluate<complex128>(hlo, op, operands);
+    default:
+      return InvalidArgument("linalg element type");
+  }
+}
+
+}  // namespace evaluator_internal
+}  // namespace tessera

@@ -1,0 +1,77 @@
+// The dense linear-algebra ops, described once for the evaluator and the
+// backends: XLA's `cholesky` and `triangular-solve`, and the LAPACK custom
+// calls that JAX's CPU lowering emits for jnp.linalg and jax.scipy.linalg
+// (typed FFI, api_version=API_VERSION_TYPED_FFI):
+//
+//   lapack_?potrf_ffi(a) -> (factor, info s32[batch])                   Cholesky
+//   lapack_?getrf_ffi(a) -> (lu, pivots s32[batch, min(m,n)], info s32[batch])  LU
+//   lapack_?trsm_ffi(a, b) -> x                                          triangular solve
+//
+// with ? one of s, d, c, z (f32, f64, c64, c128), the matrices in the last
+// two dimensions and any leading dimensions a batch.  Their attributes come
+// as an MLIR dictionary in backend_config, `{uplo = 76 : ui8, ...}`, of
+// LAPACK's character codes ('L' 76, 'U' 85, 'N' 78, 'T' 84, 'C' 67).
+// jnp.linalg.cholesky, solve, inv, det, slogdet, jax.scipy.linalg.lu_factor,
+// cho_solve and solve_triangular lower to these three.
+//
+// Semantics, on the logical matrices (layouts do not matter):
+//   Cholesky: A = L L^H from the lower triangle (`lower`), or A = U^H U
+//     from the upper one.  LAPACK's form leaves the other triangle as the
+//     operand had it and sets info = j (1-based) where the leading minor of
+//     order j is not positive definite (the factor is then partial; JAX
+//     replaces it with NaN).  XLA's op zeroes the other triangle and fills
+//     a matrix that is not positive definite with NaN.
+//   LU: P A = L U with partial pivoting (the row of the largest |a|, or
+//     |re| + |im| for complex, first on ties: LAPACK's i?amax), L unit
+//     lower below the diagonal and U on and above it; pivots[k] (1-based) is
+//     the row swapped with row k at step k; info = k (1-based) of the first
+//     exactly zero U(k,k), the factorization going on past it.
+//   Triangular solve: op(A) X = B (`left_side`) or X op(A) = B, op one of
+//     A, A^T, A^H, reading only A's `lower` (or upper) triangle and taking
+//     its diagonal as ones with `unit_diagonal`.
+#ifndef TESSERA_HLO_IR_LINALG_OP_H_
+#define TESSERA_HLO_IR_LINALG_OP_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "hlo/ir/primitive_type.h"
+
+namespace tessera {
+
+class HloInstruction;
+
+enum class LinalgKind { kCholesky, kLu, kTriangularSolve };
+enum class LinalgTranspose { kNone, kTranspose, kAdjoint };
+
+struct LinalgOp {
+  LinalgKind kind = LinalgKind::kCholesky;
+  // A JAX LAPACK custom call (tuple result with info) rather than XLA's op.
+  bool lapack = false;
+  PrimitiveType type = F32;  // F32, F64, C64 or C128
+  int64_t batch = 1;         // matrices: the product of the leading dimensions
+  // The operand's matrix (Cholesky, LU), or B's (triangular solve, whose A
+  // is rows x rows on the left side and cols x cols on the right).
+  int64_t rows = 0;
+  int64_t cols = 0;
+  bool lower = true;
+  bool left_side = true;
+  LinalgTranspose transpose = LinalgTranspose::kNone;
+  bool unit_diagonal = false;
+};
+
+// Whether `hlo` is one of the ops above (by opcode or custom-call target);
+// DescribeLinalgOp may still reject it.
+bool IsLinalgOp(const HloInstruction& hlo);
+
+// "cholesky", "triangular-solve", or the custom call's target: for messages.
+std::string LinalgName(const HloInstruction& hlo);
+
+// The description of `hlo`, with its operand and result shapes checked; an
+// InvalidArgument error naming what does not fit otherwise.
+absl::StatusOr<LinalgOp> DescribeLinalgOp(const HloInstruction& hlo);
+
+}  // namespace tessera
+
+#endif  // TESSERA_HLO_IR_LINALG_OP_H_

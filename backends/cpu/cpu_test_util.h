@@ -37,9 +37,10 @@ std::vector<Literal> Clone(const std::vector<Literal>& literals);
 std::vector<Literal> RandomArguments(const HloModule& module, uint64_t seed);
 
 // The runtime::Executable path (CompileForCpuExecutable): RunLiterals and
-// steady-state runs, against the evaluator.
+// steady-state runs, against the evaluator; on `arguments`, then on random
+// ones unless `only_these_arguments`.
 void CheckRuntimeModule(absl::string_view text, const std::vector<Literal>& arguments,
-                        const CpuCompileOptions& options);
+                        const CpuCompileOptions& options, bool only_these_arguments = false);
 
 // Polynomial math off and the evaluator's reduction order: bit for bit.
 CpuCompileOptions LibmMath();
@@ -52,9 +53,12 @@ struct Counts {
 
 // Compiles `text` for the CPU and checks it against the evaluator on
 // `arguments` (random ones when empty), on both paths; `counts` receives
-// the native and fallback instruction counts.
+// the native and fallback instruction counts.  With `only_these_arguments`
+// no random arguments follow (for ops whose results random inputs make
+// ill-conditioned: a triangular solve of a random matrix).
 void CheckModule(absl::string_view text, std::vector<Literal> arguments = {},
-                 Counts* counts = nullptr, const CpuCompileOptions& options = {});
+                 Counts* counts = nullptr, const CpuCompileOptions& options = {},
+                 bool only_these_arguments = false);
 
 // The fallbacks of `text` compiled with `options`, one a line.
 std::string Fallbacks(absl::string_view text, const CpuCompileOptions& options = {});

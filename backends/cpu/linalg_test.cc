@@ -1,0 +1,338 @@
+// Linear algebra (hlo/ir/linalg_op.h) on the CPU backend:
+//  - JAX's LAPACK programs (testdata/make_jax_linalg.py: jnp.linalg.solve,
+//    inv, det, slogdet, cholesky, lu_factor, cho_solve, solve_triangular)
+//    on the evaluator and the CPU backend against XLA's own results;
+//  - XLA's cholesky and triangular-solve and the LAPACK calls on random
+//    matrices against the evaluator, with no fallback: every option, LU
+//    panels and trailing updates (sizes past 32), wide and tall LU, batches
+//    split over threads, column-major operands and results.
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "backends/cpu/cpu_compiler.h"
+#include "backends/cpu/cpu_test_util.h"
+#include "gtest/gtest.h"
+#include "hlo/evaluator/hlo_evaluator.h"
+#include "hlo/ir/npy.h"
+#include "hlo/parser/hlo_parser.h"
+
+namespace tessera {
+namespace cpu {
+namespace {
+
+using testing::CheckModule;
+using testing::Clone;
+using testing::Counts;
+using testing::ReadAll;
+
+const std::filesystem::path kJaxLinalg = "backends/cpu/testdata/jax_linalg";
+
+struct JaxProgram {
+  std::string name;
+  int inputs = 0;
+  int outputs = 0;
+  double tolerance = 0;
+};
+
+void PrintTo(const JaxProgram& program, std::ostream* out) { *out << program.name; }
+
+std::vector<JaxProgram> JaxPrograms() {
+  std::vector<JaxProgram> programs;
+  std::ifstream in(kJaxLinalg / "INDEX");
+  JaxProgram p;
+  while (in >> p.name >> p.inputs >> p.outputs >> p.tolerance) programs.push_back(p);
+  return programs;
+}
+
+// "" when `got` is XLA's `want`: integers exactly, floats and complex to
+// |got - want| <= tolerance * (1 + |want|), NaN where XLA has NaN.
+std::string CompareWithXla(const Literal& want, const Literal& got, double tolerance) {
+  if (want.shape().dimensions() != got.shape().dimensions()) {
+    return absl::StrCat("shape ", got.shape().ToString(), " vs XLA's ", want.shape().ToString());
+  }
+  const PrimitiveType type = want.shape().element_type();
+  const bool exact = !IsFloatingPointType(type) && !IsComplexType(type);
+  for (int64_t i = 0; i < want.element_count(); ++i) {
+    if (exact) {
+      if (want.GetAsInt64(i) != got.GetAsInt64(i)) {
+        return absl::StrCat("element ", i, ": ", got.GetAsInt64(i), " vs XLA's ",
+                            want.GetAsInt64(i));
+      }
+      continue;
+    }
+    const std::complex<double> w = want.GetAsComplex(i), g = got.GetAsComplex(i);
+    const bool w_nan = std::isnan(w.real()) || std::isnan(w.imag());
+    const bool g_nan = std::isnan(g.real()) || std::isnan(g.imag());
+    if (w_nan != g_nan || (!w_nan && std::abs(g - w) > tolerance * (1 + std::abs(w)))) {
+      return absl::StrFormat("element %d: (%g, %g) vs XLA's (%g, %g)", i, g.real(), g.imag(),
+                             w.real(), w.imag());
+    }
+  }
+  return "";
+}
+
+void ExpectXlaResults(const JaxProgram& program, const Literal& result, absl::string_view who) {
+  std::vector<const Literal*> leaves = result.Leaves();
+  ASSERT_EQ(leaves.size(), static_cast<size_t>(program.outputs)) << who;
+  for (int i = 0; i < program.outputs; ++i) {
+    absl::StatusOr<Literal> want =
+        ReadNpyFile((kJaxLinalg / program.name / absl::StrCat("out", i, ".npy")).string());
+    ASSERT_TRUE(want.ok()) << want.status();
+    EXPECT_EQ(CompareWithXla(*want, *leaves[i], program.tolerance), "")
+        << program.name << " output " << i << " on " << who;
+  }
+}
+
+class JaxLinalgTest : public ::testing::TestWithParam<JaxProgram> {};
+
+TEST_P(JaxLinalgTest, EvaluatorAndCpuGiveXlasResults) {
+  const JaxProgram& program = GetParam();
+  const std::string text = ReadAll(kJaxLinalg / program.name / "module.hlo");
+  ASSERT_FALSE(text.empty()) << "missing testdata " << program.name;
+  std::vector<Literal> inputs;
+  for (int i = 0; i < program.inputs; ++i) {
+    absl::StatusOr<Literal> input =
+        ReadNpyFile((kJaxLinalg / program.name / absl::StrCat("in", i, ".npy")).string());
+    ASSERT_TRUE(input.ok()) << input.status();
+    inputs.push_back(*std::move(input));
+  }
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<Literal> evaluated = EvaluateModule(**module, inputs);
+  ASSERT_TRUE(evaluated.ok()) << evaluated.status();
+  ExpectXlaResults(program, *evaluated, "the evaluator");
+
+  std::vector<std::string> fallbacks;
+  absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
+      CompileForCpuExecutable(*std::move(module), CpuCompileOptions(), &fallbacks);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_TRUE(fallbacks.empty()) << fallbacks.front();
+  absl::StatusOr<Literal> ran = (*executable)->RunLiterals(inputs);
+  ASSERT_TRUE(ran.ok()) << ran.status();
+  ExpectXlaResults(program, *ran, "the CPU backend");
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, JaxLinalgTest, ::testing::ValuesIn(JaxPrograms()),
+                         [](const ::testing::TestParamInfo<JaxProgram>& info) {
+                           return info.param.name;
+                         });
+
+TEST(JaxLinalgTest, TestdataIsPresent) { EXPECT_GE(JaxPrograms().size(), 17u); }
+
+// ---------------------------------------------------------------------------
+// Random matrices against the evaluator.
+
+enum class Kind { kGeneral, kPositiveDefinite, kTriangular };
+
+// A batch of matrices of `shape` (logical row-major data): general
+// (normal entries), Hermitian positive definite (X X^H + n I), or with a
+// dominant diagonal (well-conditioned triangles, unit or not).
+Literal Matrices(const Shape& shape, Kind kind, uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::normal_distribution<double> normal;
+  const bool complex = IsComplexType(shape.element_type());
+  const int64_t rows = shape.dimensions()[shape.rank() - 2];
+  const int64_t cols = shape.dimensions()[shape.rank() - 1];
+  const int64_t batch = shape.ElementCount() / std::max<int64_t>(1, rows * cols);
+  Literal literal(shape);
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<std::complex<double>> x(rows * cols);
+    for (auto& v : x) v = {normal(random), complex ? normal(random) : 0.0};
+    std::vector<std::complex<double>> m = x;
+    if (kind == Kind::kPositiveDefinite) {
+      for (int64_t i = 0; i < rows; ++i) {
+        for (int64_t j = 0; j < cols; ++j) {
+          std::complex<double> sum = i == j ? static_cast<double>(rows) : 0.0;
+          for (int64_t k = 0; k < cols; ++k) sum += x[i * cols + k] * std::conj(x[j * cols + k]);
+          m[i * cols + j] = sum;
+        }
+      }
+    } else if (kind == Kind::kTriangular) {
+      // Small off the diagonal, so that a unit-diagonal solve is well
+      // conditioned too.
+      for (auto& v : m) v /= static_cast<double>(rows);
+      for (int64_t i = 0; i < std::min(rows, cols); ++i) m[i * cols + i] += 2.0;
+    }
+    for (int64_t e = 0; e < rows * cols; ++e) {
+      if (complex) {
+        literal.SetFromComplex(b * rows * cols + e, m[e]);
+      } else {
+        literal.SetFromDouble(b * rows * cols + e, m[e].real());
+      }
+    }
+  }
+  return literal;
+}
+
+void CheckNative(const std::string& text, std::vector<Literal> arguments) {
+  SCOPED_TRACE(text);
+  Counts counts;
+  // Only these: random entries make ill-conditioned systems, whose
+  // results two summation orders do not agree on.
+  CheckModule(text, std::move(arguments), &counts, CpuCompileOptions(),
+              /*only_these_arguments=*/true);
+  EXPECT_EQ(counts.fallback, 0);
+}
+
+TEST(LinalgTest, XlaCholeskyMatchesTheEvaluator) {
+  for (const char* type : {"f32", "f64", "c64", "c128"}) {
+    for (const char* lower : {"true", "false"}) {
+      for (const char* dims : {"1,1", "3,40,40", "70,70"}) {
+        const std::string text = absl::StrFormat(R"(
+HloModule m
+ENTRY e {
+  a = %s[%s] parameter(0)
+  ROOT c = %s[%s] cholesky(a), lower=%s
+})",
+                                                 type, dims, type, dims, lower);
+        absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+        ASSERT_TRUE(module.ok()) << module.status();
+        const Shape& shape = (*module)->entry_computation()->parameter_instruction(0)->shape();
+        std::vector<Literal> arguments;
+        arguments.push_back(Matrices(shape, Kind::kPositiveDefinite, 5));
+        CheckNative(text, std::move(arguments));
+      }
+    }
+  }
+}
+
+TEST(LinalgTest, XlaCholeskyOfAnIndefiniteMatrixIsNan) {
+  const std::string text = R"(
+HloModule m
+ENTRY e {
+  a = f32[2,2,2] parameter(0)
+  ROOT c = f32[2,2,2] cholesky(a), lower=true
+})";
+  std::vector<Literal> arguments;
+  arguments.push_back(Literal::CreateFromVector<float>({2, 2, 2}, {4, 2, 2, 3, 1, 2, 2, 1}));
+  CheckNative(text, Clone(arguments));
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok());
+  absl::StatusOr<Literal> result = EvaluateModule(**module, arguments);
+  ASSERT_TRUE(result.ok()) << result.status();
+  const std::vector<float> got(result->data<float>().begin(), result->data<float>().end());
+  EXPECT_FLOAT_EQ(got[0], 2);
+  EXPECT_EQ(got[1], 0);
+  EXPECT_FLOAT_EQ(got[2], 1);
+  EXPECT_FLOAT_EQ(got[3], std::sqrt(2.0f));
+  for (int i = 4; i < 8; ++i) EXPECT_TRUE(std::isnan(got[i])) << i;
+}
+
+TEST(LinalgTest, XlaTriangularSolveMatchesTheEvaluator) {
+  for (const char* type : {"f32", "c128"}) {
+    for (bool left : {true, false}) {
+      for (const char* lower : {"true", "false"}) {
+        for (const char* unit : {"true", "false"}) {
+          for (const char* transpose : {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"}) {
+            const std::string b_dims = left ? "2,37,5" : "2,5,37";
+            const std::string text = absl::StrFormat(
+                R"(
+HloModule m
+ENTRY e {
+  a = %s[2,37,37] parameter(0)
+  b = %s[%s] parameter(1)
+  ROOT x = %s[%s] triangular-solve(a, b), left_side=%s, lower=%s, unit_diagonal=%s, transpose_a=%s
+})",
+                type, type, b_dims, type, b_dims, left ? "true" : "false", lower, unit, transpose);
+            absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+            ASSERT_TRUE(module.ok()) << module.status();
+            const HloComputation* entry = (*module)->entry_computation();
+            std::vector<Literal> arguments;
+            arguments.push_back(
+                Matrices(entry->parameter_instruction(0)->shape(), Kind::kTriangular, 1));
+            arguments.push_back(
+                Matrices(entry->parameter_instruction(1)->shape(), Kind::kGeneral, 2));
+            CheckNative(text, std::move(arguments));
+          }
+        }
+      }
+    }
+  }
+}
+
+// JAX's LAPACK calls as JAX writes them: column-major operands and results.
+TEST(LinalgTest, LapackCallsMatchTheEvaluator) {
+  struct Case {
+    std::string type, letter, dims, pivots, info;
+  };
+  // A batch of many small matrices (split over threads), panels and a
+  // trailing update (70), wide and tall matrices, an empty batch.
+  const std::vector<Case> lu_cases = {
+      {"f32", "s", "300,4,4", "300,4", "300"}, {"f32", "s", "2,70,70", "2,70", "2"},
+      {"f64", "d", "45,100", "45", ""},        {"c64", "c", "100,45", "45", ""},
+      {"c128", "z", "3,33,33", "3,33", "3"},   {"f32", "s", "0,5,5", "0,5", "0"},
+  };
+  for (const Case& c : lu_cases) {
+    const int64_t rank = std::count(c.dims.begin(), c.dims.end(), ',') + 1;
+    const std::string layout = rank == 3 ? "{1,2,0}" : "{0,1}";
+    const std::string text = absl::StrFormat(R"(
+HloModule m
+ENTRY e {
+  a = %s[%s]%s parameter(0)
+  ROOT lu = (%s[%s]%s, s32[%s], s32[%s]) custom-call(a), custom_call_target="lapack_%sgetrf_ffi", operand_layout_constraints={%s[%s]%s}, output_to_operand_aliasing={{0}: (0, {})}, api_version=API_VERSION_TYPED_FFI, backend_config={}
+})",
+                                             c.type, c.dims, layout, c.type, c.dims, layout,
+                                             c.pivots, c.info, c.letter, c.type, c.dims, layout);
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    std::vector<Literal> arguments;
+    arguments.push_back(Matrices((*module)->entry_computation()->parameter_instruction(0)->shape(),
+                                 Kind::kGeneral, 3));
+    CheckNative(text, std::move(arguments));
+  }
+  for (const char* uplo : {"76", "85"}) {
+    const std::string text = absl::StrCat(R"(
+HloModule m
+ENTRY e {
+  a = c64[5,24,24]{1,2,0} parameter(0)
+  ROOT c = (c64[5,24,24]{1,2,0}, s32[5]) custom-call(a), custom_call_target="lapack_cpotrf_ffi", output_to_operand_aliasing={{0}: (0, {})}, api_version=API_VERSION_TYPED_FFI, backend_config={uplo = )",
+                                          uplo, R"( : ui8}
+})");
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    std::vector<Literal> arguments;
+    arguments.push_back(Matrices((*module)->entry_computation()->parameter_instruction(0)->shape(),
+                                 Kind::kPositiveDefinite, 4));
+    CheckNative(text, std::move(arguments));
+  }
+  for (const char* side : {"76", "82"}) {
+    for (const char* trans : {"78", "84", "67"}) {
+      const bool left = std::string(side) == "76";
+      const std::string b = left ? "f64[3,20,6]{1,2,0}" : "f64[3,6,20]{1,2,0}";
+      const std::string text = absl::StrCat(
+          R"(
+HloModule m
+ENTRY e {
+  a = f64[3,20,20]{1,2,0} parameter(0)
+  b = )",
+          b, R"( parameter(1)
+  ROOT x = )",
+          b,
+          R"( custom-call(a, b), custom_call_target="lapack_dtrsm_ffi", output_to_operand_aliasing={{}: (1, {})}, api_version=API_VERSION_TYPED_FFI, backend_config={diag = 78 : ui8, side = )",
+          side, R"( : ui8, trans_x = )", trans,
+          R"( : ui8, uplo = 85 : ui8}
+})");
+      absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+      ASSERT_TRUE(module.ok()) << module.status();
+      const HloComputation* entry = (*module)->entry_computation();
+      std::vector<Literal> arguments;
+      arguments.push_back(Matrices(entry->parameter_instruction(0)->shape(), Kind::kTriangular, 6));
+      arguments.push_back(Matrices(entry->parameter_instruction(1)->shape(), Kind::kGeneral, 7));
+      CheckNative(text, std::move(arguments));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tessera

@@ -1,0 +1,150 @@
+// cholesky, triangular-solve and JAX's LAPACK calls (potrf, getrf, trsm)
+// on small matrices with known factors and solutions, and the errors of
+// malformed calls.
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo/evaluator/evaluator_test_util.h"
+
+namespace tessera {
+namespace evaluator_test {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kFfi[] = "api_version=API_VERSION_TYPED_FFI";
+
+std::string Call(absl::string_view result, absl::string_view operands, absl::string_view target,
+                 absl::string_view config) {
+  return absl::StrCat(result, " custom-call(", operands, "), custom_call_target=\"", target, "\", ",
+                      kFfi, ", backend_config={", config, "}");
+}
+
+TEST(EvaluatorLinalgTest, LapackCholeskyKeepsTheOtherTriangle) {
+  // [[4, 2], [2, 3]] = L L^T with L = [[2, 0], [1, sqrt 2]]; the layout is
+  // JAX's column-major one, which does not change the logical matrices.
+  const Literal a = L("f32[2,2]{0,1}", "{{4, 2}, {2, 3}}");
+  absl::StatusOr<Literal> lower = EvaluateRoot(
+      Call("(f32[2,2]{0,1}, s32[])", "p0", "lapack_spotrf_ffi", "uplo = 76 : ui8"), {a});
+  ASSERT_TRUE(lower.ok()) << lower.status();
+  EXPECT_TRUE(LiteralsNear(L("f32[2,2]", "{{2, 2}, {1, 1.41421356}}"), lower->tuple_element(0),
+                           1e-6, 1e-6));
+  EXPECT_EVAL(std::move(lower->mutable_tuple_element(1)), L("s32[]", "0"));
+  absl::StatusOr<Literal> upper = EvaluateRoot(
+      Call("(f32[2,2]{0,1}, s32[])", "p0", "lapack_spotrf_ffi", "uplo = 85 : ui8"), {a});
+  ASSERT_TRUE(upper.ok()) << upper.status();
+  EXPECT_TRUE(LiteralsNear(L("f32[2,2]", "{{2, 1}, {2, 1.41421356}}"), upper->tuple_element(0),
+                           1e-6, 1e-6));
+  // Not positive definite at order 2: info 2.
+  absl::StatusOr<Literal> failed =
+      EvaluateRoot(Call("(f64[1,2,2], s32[1])", "p0", "lapack_dpotrf_ffi", "uplo = 76 : ui8"),
+                   {L("f64[1,2,2]", "{{{1, 2}, {2, 1}}}")});
+  ASSERT_TRUE(failed.ok()) << failed.status();
+  EXPECT_TRUE(LiteralsEqual(L("s32[1]", "{2}"), failed->tuple_element(1)));
+}
+
+TEST(EvaluatorLinalgTest, XlaCholeskyZeroesTheOtherTriangle) {
+  EXPECT_EVAL_NEAR(
+      EvaluateRoot("f64[2,2] cholesky(p0), lower=false", {L("f64[2,2]", "{{4, 2}, {2, 3}}")}),
+      L("f64[2,2]", "{{2, 1}, {0, 1.4142135623730951}}"), 1e-15, 1e-15);
+  EXPECT_EVAL(
+      EvaluateRoot("f32[2,2] cholesky(p0), lower=true", {L("f32[2,2]", "{{1, 2}, {2, 1}}")}),
+      L("f32[2,2]", "{{nan, nan}, {nan, nan}}"));
+}
+
+TEST(EvaluatorLinalgTest, LuPivotsAsLapack) {
+  // [[1, 2], [3, 4]]: row 2 first; L21 = 1/3, U22 = 2 - 4/3.
+  absl::StatusOr<Literal> lu =
+      EvaluateRoot(Call("(f32[2,2], s32[2], s32[])", "p0", "lapack_sgetrf_ffi", ""),
+                   {L("f32[2,2]", "{{1, 2}, {3, 4}}")});
+  ASSERT_TRUE(lu.ok()) << lu.status();
+  EXPECT_TRUE(LiteralsNear(L("f32[2,2]", "{{3, 4}, {0.33333333, 0.66666667}}"),
+                           lu->tuple_element(0), 1e-6, 1e-6));
+  EXPECT_TRUE(LiteralsEqual(L("s32[2]", "{2, 2}"), lu->tuple_element(1)));
+  EXPECT_TRUE(LiteralsEqual(L("s32[]", "0"), lu->tuple_element(2)));
+  // A zero column: info 1, the factorization going on.
+  absl::StatusOr<Literal> singular =
+      EvaluateRoot(Call("(f32[2,2], s32[2], s32[])", "p0", "lapack_sgetrf_ffi", ""),
+                   {L("f32[2,2]", "{{0, 0}, {0, 1}}")});
+  ASSERT_TRUE(singular.ok()) << singular.status();
+  EXPECT_TRUE(LiteralsEqual(L("s32[2]", "{1, 2}"), singular->tuple_element(1)));
+  EXPECT_TRUE(LiteralsEqual(L("s32[]", "1"), singular->tuple_element(2)));
+  // Complex pivots by |re| + |im| (LAPACK's icamax): 2+2i (4) over 3 (3),
+  // though |2+2i| < 3.
+  absl::StatusOr<Literal> complex =
+      EvaluateRoot(Call("(c64[2,1], s32[1], s32[])", "p0", "lapack_cgetrf_ffi", ""),
+                   {L("c64[2,1]", "{{(3, 0)}, {(2, 2)}}")});
+  ASSERT_TRUE(complex.ok()) << complex.status();
+  EXPECT_TRUE(LiteralsEqual(L("s32[1]", "{2}"), complex->tuple_element(1)));
+}
+
+TEST(EvaluatorLinalgTest, TriangularSolves) {
+  const Literal a = L("f32[2,2]", "{{2, 99}, {1, 4}}");  // 99: never read as lower
+  auto trsm = [&](absl::string_view config, absl::string_view b_shape, Literal b) {
+    return EvaluateRoot(Call(b_shape, "p0, p1", "lapack_strsm_ffi", config), {a, std::move(b)});
+  };
+  // A x = b, lower: x0 = 2 / 2, x1 = (9 - 1) / 4.
+  EXPECT_EVAL(trsm("diag = 78 : ui8, side = 76 : ui8, trans_x = 78 : ui8, uplo = 76 : ui8",
+                   "f32[2,1]", L("f32[2,1]", "{{2}, {9}}")),
+              L("f32[2,1]", "{{1}, {2}}"));
+  // Unit diagonal: x0 = 2, x1 = 9 - 2.
+  EXPECT_EVAL(trsm("diag = 85 : ui8, side = 76 : ui8, trans_x = 78 : ui8, uplo = 76 : ui8",
+                   "f32[2,1]", L("f32[2,1]", "{{2}, {9}}")),
+              L("f32[2,1]", "{{2}, {7}}"));
+  // A^T x = b: [[2, 1], [0, 4]] x = [4, 8].
+  EXPECT_EVAL(trsm("diag = 78 : ui8, side = 76 : ui8, trans_x = 84 : ui8, uplo = 76 : ui8",
+                   "f32[2,1]", L("f32[2,1]", "{{4}, {8}}")),
+              L("f32[2,1]", "{{1}, {2}}"));
+  // x A = b on the right: [2 x0 + x1, 4 x1] = [4, 8].
+  EXPECT_EVAL(trsm("diag = 78 : ui8, side = 82 : ui8, trans_x = 78 : ui8, uplo = 76 : ui8",
+                   "f32[1,2]", L("f32[1,2]", "{{4, 8}}")),
+              L("f32[1,2]", "{{1, 2}}"));
+  // XLA's op, adjoint of a complex lower triangle: A^H = [[2, -i], [0, 1]].
+  EXPECT_EVAL(EvaluateRoot("c64[2,1] triangular-solve(p0, p1), left_side=true, lower=true, "
+                           "unit_diagonal=false, transpose_a=ADJOINT",
+                           {L("c64[2,2]", "{{(2, 0), (0, 0)}, {(0, 1), (1, 0)}}"),
+                            L("c64[2,1]", "{{(2, -1)}, {(1, 0)}}")}),
+              L("c64[2,1]", "{{(1, 0)}, {(1, 0)}}"));
+}
+
+TEST(EvaluatorLinalgTest, MalformedCallsAreClearErrors) {
+  auto error = [](absl::StatusOr<Literal> result) {
+    return result.ok() ? std::string("ok") : std::string(result.status().message());
+  };
+  const Literal a = L("f32[2,2]", "{{4, 2}, {2, 3}}");
+  EXPECT_THAT(
+      error(EvaluateRoot(absl::StrCat("(f32[2,2], s32[]) custom-call(p0), custom_call_target=",
+                                      "\"lapack_spotrf_ffi\", backend_config=\"uplo\""),
+                         {a})),
+      HasSubstr("not an attribute dictionary"));
+  EXPECT_THAT(error(EvaluateRoot(Call("(f32[2,2], s32[])", "p0", "lapack_spotrf_ffi", ""), {a})),
+              HasSubstr("backend_config has no 'uplo'"));
+  EXPECT_THAT(error(EvaluateRoot(
+                  Call("f32[2,2]", "p0, p1", "lapack_strsm_ffi",
+                       "diag = 78 : ui8, side = 76 : ui8, trans_x = 88 : ui8, uplo = 76 : ui8"),
+                  {a, a})),
+              HasSubstr("'trans_x' is 88, not one of 'NTC'"));
+  EXPECT_THAT(
+      error(EvaluateRoot(Call("(f32[2,2], s32[3], s32[])", "p0", "lapack_sgetrf_ffi", ""), {a})),
+      HasSubstr("result 1 (pivots) is s32[3]"));
+  EXPECT_THAT(error(EvaluateRoot(
+                  Call("(f32[2,2], s32[])", "p0", "lapack_dpotrf_ffi", "uplo = 76 : ui8"), {a})),
+              HasSubstr("not a f64 array"));
+  EXPECT_THAT(
+      error(EvaluateRoot("f16[2,2] cholesky(p0), lower=true", {L("f16[2,2]", "{{4, 2}, {2, 3}}")})),
+      HasSubstr("element type f16"));
+  EXPECT_THAT(error(EvaluateRoot("f32[3,1] triangular-solve(p0, p1), left_side=true, lower=true, "
+                                 "transpose_a=NO_TRANSPOSE",
+                                 {a, L("f32[3,1]", "{{1}, {2}, {3}}")})),
+              HasSubstr("does not fit b"));
+  // LAPACK routines beyond potrf, getrf and trsm stay unsupported, by name.
+  EXPECT_THAT(error(EvaluateRoot(
+                  Call("(f32[2], f32[2,2], f32[2,2], s32[])", "p0", "lapack_sgesdd_ffi", ""), {a})),
+              HasSubstr("'lapack_sgesdd_ffi' is not supported"));
+}
+
+}  // namespace
+}  // namespace evaluator_test
+}  // namespace tessera

@@ -14,8 +14,10 @@
 #include <ostream>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
@@ -187,7 +189,8 @@ void CheckNative(const std::string& text, std::vector<Literal> arguments) {
 TEST(LinalgTest, XlaCholeskyMatchesTheEvaluator) {
   for (const char* type : {"f32", "f64", "c64", "c128"}) {
     for (const char* lower : {"true", "false"}) {
-      for (const char* dims : {"1,1", "3,40,40", "70,70"}) {
+      // 200: blocked, the updates through the GEMM kernels.
+      for (const char* dims : {"1,1", "3,40,40", "70,70", "200,200"}) {
         const std::string text = absl::StrFormat(R"(
 HloModule m
 ENTRY e {
@@ -229,21 +232,25 @@ ENTRY e {
 }
 
 TEST(LinalgTest, XlaTriangularSolveMatchesTheEvaluator) {
-  for (const char* type : {"f32", "c128"}) {
+  // 37: Eigen's solves; 150: blocked, through the GEMM kernels.
+  for (const auto& [type, n] : std::vector<std::pair<std::string, int>>{
+           {"f32", 37}, {"c128", 37}, {"f32", 150}, {"c64", 150}}) {
     for (bool left : {true, false}) {
       for (const char* lower : {"true", "false"}) {
         for (const char* unit : {"true", "false"}) {
           for (const char* transpose : {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"}) {
-            const std::string b_dims = left ? "2,37,5" : "2,5,37";
+            const std::string b_dims =
+                left ? absl::StrCat("2,", n, ",70") : absl::StrCat("2,70,", n);
             const std::string text = absl::StrFormat(
                 R"(
 HloModule m
 ENTRY e {
-  a = %s[2,37,37] parameter(0)
+  a = %s[2,%d,%d] parameter(0)
   b = %s[%s] parameter(1)
   ROOT x = %s[%s] triangular-solve(a, b), left_side=%s, lower=%s, unit_diagonal=%s, transpose_a=%s
 })",
-                type, type, b_dims, type, b_dims, left ? "true" : "false", lower, unit, transpose);
+                type, n, n, type, b_dims, type, b_dims, left ? "true" : "false", lower, unit,
+                transpose);
             absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
             ASSERT_TRUE(module.ok()) << module.status();
             const HloComputation* entry = (*module)->entry_computation();
@@ -291,19 +298,28 @@ ENTRY e {
     CheckNative(text, std::move(arguments));
   }
   for (const char* uplo : {"76", "85"}) {
-    const std::string text = absl::StrCat(R"(
+    // 24: Eigen's LLT on each of a batch; 160: blocked.
+    for (const char* shape : {"c64[5,24,24]{1,2,0}", "c64[1,160,160]{1,2,0}"}) {
+      const std::string batch = absl::StrContains(shape, "[5,") ? "5" : "1";
+      const std::string text = absl::StrCat(
+          R"(
 HloModule m
 ENTRY e {
-  a = c64[5,24,24]{1,2,0} parameter(0)
-  ROOT c = (c64[5,24,24]{1,2,0}, s32[5]) custom-call(a), custom_call_target="lapack_cpotrf_ffi", output_to_operand_aliasing={{0}: (0, {})}, api_version=API_VERSION_TYPED_FFI, backend_config={uplo = )",
-                                          uplo, R"( : ui8}
+  a = )",
+          shape, R"( parameter(0)
+  ROOT c = ()",
+          shape, ", s32[", batch,
+          R"(]) custom-call(a), custom_call_target="lapack_cpotrf_ffi", output_to_operand_aliasing={{0}: (0, {})}, api_version=API_VERSION_TYPED_FFI, backend_config={uplo = )",
+          uplo, R"( : ui8}
 })");
-    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-    ASSERT_TRUE(module.ok()) << module.status();
-    std::vector<Literal> arguments;
-    arguments.push_back(Matrices((*module)->entry_computation()->parameter_instruction(0)->shape(),
-                                 Kind::kPositiveDefinite, 4));
-    CheckNative(text, std::move(arguments));
+      absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+      ASSERT_TRUE(module.ok()) << module.status();
+      std::vector<Literal> arguments;
+      arguments.push_back(
+          Matrices((*module)->entry_computation()->parameter_instruction(0)->shape(),
+                   Kind::kPositiveDefinite, 4));
+      CheckNative(text, std::move(arguments));
+    }
   }
   for (const char* side : {"76", "82"}) {
     for (const char* trans : {"78", "84", "67"}) {

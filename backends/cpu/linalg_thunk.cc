@@ -4,11 +4,17 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstring>
+#include <functional>
 #include <limits>
+#include <type_traits>
 
 #include "Eigen/Cholesky"
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/eigen_dot.h"
+#include "backends/cpu/onednn_gemm.h"
+#include "backends/cpu/transpose_tile.h"
 #include "hlo/ir/hlo_instruction.h"
 #include "hlo/ir/status_macros.h"
 #include "runtime/thread_pool.h"
@@ -19,11 +25,141 @@ namespace {
 
 // Below this many scalar multiply-adds in the whole batch one thread runs it.
 constexpr int64_t kParallelLinalgWork = 1 << 16;
-// Columns of an LU panel factored unblocked before the GEMM update.
-constexpr Eigen::Index kLuPanel = 32;
+// Matrices of at least this order factor and solve in blocks of kBlock
+// whose updates are GEMMs through RunDot (oneDNN's sgemm for f32, split
+// over the pool): Eigen's own LLT and triangular solves reach a tenth of
+// the FMA peak on one thread.  Smaller ones run Eigen's directly.
+constexpr Eigen::Index kBlockedOrder = 128;
+constexpr Eigen::Index kBlock = 64;
+// Columns of an update's product per task.
+constexpr Eigen::Index kPanelColumns = 128;
 
 template <typename T>
 using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
+template <typename T>
+using MatrixRef = Eigen::Ref<Matrix<T>, 0, Eigen::OuterStride<>>;
+template <typename T>
+using ConstMatrixRef = Eigen::Ref<const Matrix<T>, 0, Eigen::OuterStride<>>;
+
+template <typename T>
+constexpr PrimitiveType TypeOf() {
+  if constexpr (std::is_same_v<T, float>) return F32;
+  if constexpr (std::is_same_v<T, double>) return F64;
+  if constexpr (std::is_same_v<T, std::complex<float>>) return C64;
+  return C128;
+}
+
+// Calls fn(begin, end) over chunks of [0, count) split over `pool` (null:
+// all on this thread).
+void ForChunks(runtime::ThreadPool* pool, int64_t count,
+               const std::function<void(int64_t, int64_t)>& fn) {
+  if (pool == nullptr || pool->parallelism() < 2 || count < 2) {
+    fn(0, count);
+  } else {
+    pool->ParallelFor(count, pool->BlockSizeFor(count), fn);
+  }
+}
+
+// out = a b through RunDot on `pool` (null: this thread): its GEMM kernels
+// (oneDNN's for f32, AVX-512 Eigen ones for f64 and the complex parts),
+// where this file is built for the baseline ISA and Eigen's products here
+// run several times slower.  Column-major m x k is row-major k x m: every
+// operand is "transposed".
+template <typename T>
+void Multiply(MatrixRef<T> out, ConstMatrixRef<T> a, ConstMatrixRef<T> b,
+              runtime::ThreadPool* pool) {
+  DotShape shape;
+  shape.type = shape.output_type = TypeOf<T>();
+  shape.m = out.rows();
+  shape.n = out.cols();
+  shape.k = a.cols();
+  shape.lhs_transposed = shape.rhs_transposed = shape.out_transposed = true;
+  shape.lda = a.outerStride();
+  shape.ldb = b.outerStride();
+  shape.ldc = out.outerStride();
+  if (!RunDot(shape, a.data(), b.data(), out.data(), pool).ok()) {
+    out.noalias() = a * b;  // not expected: RunDot takes every T here
+  }
+}
+
+// c -= a b for one column panel of c, in place: oneDNN's sgemm accumulating
+// for f32 (column-major c = a b is row-major c^T = b^T a^T), else a
+// product (Multiply) subtracted from c.
+template <typename T>
+void SubtractPanel(MatrixRef<T> c, ConstMatrixRef<T> a, ConstMatrixRef<T> b) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (OneDnnGemmBlockF32(b.data(), a.data(), c.data(), a.cols(), false, false, b.outerStride(),
+                           a.outerStride(), c.outerStride(), 0, c.cols(), 0, c.rows(), -1.0f,
+                           1.0f)) {
+      return;
+    }
+  }
+  Matrix<T> product(c.rows(), c.cols());
+  Multiply<T>(product, a, b, nullptr);
+  c -= product;
+}
+
+// c -= a b on column-major blocks, in place, in panels of kPanelColumns
+// columns split over `pool`.  With `lower_part` (c square), only c's lower
+// triangle (the diagonal included) changes.
+template <typename T>
+void SubtractProduct(MatrixRef<T> c, ConstMatrixRef<T> a, ConstMatrixRef<T> b,
+                     runtime::ThreadPool* pool, bool lower_part = false) {
+  const Eigen::Index rows = c.rows(), cols = c.cols(), depth = a.cols();
+  if (rows == 0 || cols == 0 || depth == 0) return;
+  if (rows * cols * depth < kBlock * kBlock * kBlock) {
+    if (lower_part) {
+      c.template triangularView<Eigen::Lower>() -= a * b;
+    } else {
+      c.noalias() -= a * b;
+    }
+    return;
+  }
+  const int64_t panels = (cols + kPanelColumns - 1) / kPanelColumns;
+  ForChunks(pool, panels, [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) {
+      const Eigen::Index c0 = p * kPanelColumns, width = std::min(kPanelColumns, cols - c0);
+      Eigen::Index r0 = 0;
+      if (lower_part) {
+        // The panel's diagonal block on and below its diagonal only; then
+        // the rows below it.
+        Matrix<T> product(width, width);
+        Multiply<T>(product, a.middleRows(c0, width), b.middleCols(c0, width), nullptr);
+        c.block(c0, c0, width, width).template triangularView<Eigen::Lower>() -= product;
+        r0 = c0 + width;
+      }
+      SubtractPanel<T>(c.block(r0, c0, rows - r0, width), a.middleRows(r0, rows - r0),
+                       b.middleCols(c0, width));
+    }
+  });
+}
+
+// x = t^-1 x (`left`) or x t^-1, t a diagonal block of at most kBlock
+// (Mode: Lower, UnitLower or Upper), as a product with t's inverse through
+// RunDot on `pool`: Eigen's triangular solve, built here for the baseline
+// ISA, ran at a tenth of the GEMM's speed and was the largest cost of a
+// blocked factorization.  The error then grows with the condition of the
+// kBlock-sized block, not of the whole matrix.
+template <int Mode, typename T, typename Block>
+void MultiplyByInverse(const Block& t, MatrixRef<T> x, bool left, runtime::ThreadPool* pool) {
+  if (x.rows() == 0 || x.cols() == 0) return;
+  if (x.size() < kBlock * kBlock) {
+    if (left) {
+      t.template triangularView<Mode>().solveInPlace(x);
+    } else {
+      t.template triangularView<Mode>().template solveInPlace<Eigen::OnTheRight>(x);
+    }
+    return;
+  }
+  Matrix<T> inverse = Matrix<T>::Identity(t.rows(), t.cols());
+  t.template triangularView<Mode>().solveInPlace(inverse);
+  const Matrix<T> copy = x;
+  if (left) {
+    Multiply<T>(x, inverse, copy, pool);
+  } else {
+    Multiply<T>(x, copy, inverse, pool);
+  }
+}
 
 // LAPACK's pivot score (i?amax): |x|, or |re| + |im| for complex.
 template <typename T>
@@ -36,14 +172,14 @@ auto PivotScore(T x) {
 }
 
 // P A = L U in place, partial pivoting as LAPACK's getrf: panels of
-// kLuPanel columns factored one column at a time (whole rows swapped), then
-// U12 = L11^-1 A12 and A22 -= L21 U12 through Eigen.  Returns info.
+// kBlock columns factored one column at a time (whole rows swapped), then
+// U12 = L11^-1 A12 and A22 -= L21 U12.  Returns info.
 template <typename T>
-int32_t BlockedLu(Matrix<T>& a, int32_t* pivots) {
+int32_t BlockedLu(Matrix<T>& a, int32_t* pivots, runtime::ThreadPool* pool) {
   const Eigen::Index rows = a.rows(), cols = a.cols(), steps = std::min(rows, cols);
   int32_t info = 0;
-  for (Eigen::Index k0 = 0; k0 < steps; k0 += kLuPanel) {
-    const Eigen::Index panel_end = std::min(steps, k0 + kLuPanel);
+  for (Eigen::Index k0 = 0; k0 < steps; k0 += kBlock) {
+    const Eigen::Index panel_end = std::min(steps, k0 + kBlock);
     for (Eigen::Index k = k0; k < panel_end; ++k) {
       Eigen::Index pivot = k;
       for (Eigen::Index i = k + 1; i < rows; ++i) {
@@ -63,22 +199,53 @@ int32_t BlockedLu(Matrix<T>& a, int32_t* pivots) {
     if (rest == 0) continue;
     const Eigen::Index width = panel_end - k0;
     auto a12 = a.block(k0, panel_end, width, rest);
-    a.block(k0, k0, width, width).template triangularView<Eigen::UnitLower>().solveInPlace(a12);
-    if (rows > panel_end) {
-      a.block(panel_end, panel_end, rows - panel_end, rest).noalias() -=
-          a.block(panel_end, k0, rows - panel_end, width) * a12;
-    }
+    MultiplyByInverse<Eigen::UnitLower, T>(a.block(k0, k0, width, width), a12, /*left=*/true, pool);
+    SubtractProduct<T>(a.block(panel_end, panel_end, rows - panel_end, rest),
+                       a.block(panel_end, k0, rows - panel_end, width), a12, pool);
   }
   return info;
+}
+
+// A = L L^H in place on the lower triangle, right-looking in blocks:
+// L11 by Eigen's LLT, L21 = A21 L11^-H, A22 -= L21 L21^H (on and below the
+// diagonal: the upper triangle keeps its values).  Returns LAPACK's info.
+template <typename T>
+int32_t BlockedCholesky(Matrix<T>& a, runtime::ThreadPool* pool) {
+  const Eigen::Index n = a.rows();
+  for (Eigen::Index k0 = 0; k0 < n; k0 += kBlock) {
+    const Eigen::Index width = std::min(kBlock, n - k0), rest = n - k0 - width;
+    auto a11 = a.block(k0, k0, width, width);
+    const Eigen::Index failed = Eigen::internal::llt_inplace<T, Eigen::Lower>::blocked(a11);
+    if (failed >= 0) return static_cast<int32_t>(k0 + failed + 1);
+    if (rest == 0) break;
+    auto a21 = a.block(k0 + width, k0, rest, width);
+    const Matrix<T> a11_adjoint = a11.adjoint();
+    MultiplyByInverse<Eigen::Upper, T>(a11_adjoint, a21, /*left=*/false, pool);
+    const Matrix<T> a21_adjoint = a21.adjoint();
+    SubtractProduct<T>(a.block(k0 + width, k0 + width, rest, rest), a21, a21_adjoint, pool,
+                       /*lower_part=*/true);
+  }
+  return 0;
 }
 
 // A = L L^H (or U^H U) in place, reading and writing one triangle.
 // Returns LAPACK's info; a NaN pivot fails, as in LAPACK and the evaluator.
 template <typename T>
-int32_t Cholesky(Matrix<T>& a, bool lower) {
-  const Eigen::Index failed = lower ? Eigen::internal::llt_inplace<T, Eigen::Lower>::blocked(a)
-                                    : Eigen::internal::llt_inplace<T, Eigen::Upper>::blocked(a);
-  if (failed >= 0) return static_cast<int32_t>(failed + 1);
+int32_t Cholesky(Matrix<T>& a, bool lower, runtime::ThreadPool* pool) {
+  int32_t info = 0;
+  if (a.rows() < kBlockedOrder) {
+    const Eigen::Index failed = lower ? Eigen::internal::llt_inplace<T, Eigen::Lower>::blocked(a)
+                                      : Eigen::internal::llt_inplace<T, Eigen::Upper>::blocked(a);
+    info = failed >= 0 ? static_cast<int32_t>(failed + 1) : 0;
+  } else if (lower) {
+    info = BlockedCholesky(a, pool);
+  } else {
+    // U^H U of A's upper triangle is L L^H of A^H's lower one.
+    Matrix<T> adjoint = a.adjoint();
+    info = BlockedCholesky(adjoint, pool);
+    a = adjoint.adjoint();
+  }
+  if (info != 0) return info;
   for (Eigen::Index j = 0; j < a.rows(); ++j) {
     if (std::isnan(std::real(a(j, j)))) return static_cast<int32_t>(j + 1);
   }
@@ -105,24 +272,155 @@ void Solve(const OpA& op_a, bool lower, bool unit, bool left_side, B& b) {
   }
 }
 
+// M X = B in place of b, M triangular (its other triangle unread), in
+// blocks of kBlock rows: a diagonal block's solve by Eigen, then the rows
+// still to solve less its product through SubtractProduct.
+template <typename T>
+void BlockedTriangularSolve(const Matrix<T>& m, bool lower, Matrix<T>& b,
+                            runtime::ThreadPool* pool) {
+  const Eigen::Index n = m.rows();
+  const Eigen::Index blocks = (n + kBlock - 1) / kBlock;
+  for (Eigen::Index step = 0; step < blocks; ++step) {
+    const Eigen::Index block = lower ? step : blocks - 1 - step;
+    const Eigen::Index i0 = block * kBlock, width = std::min(kBlock, n - i0);
+    auto x = b.middleRows(i0, width);
+    if (lower) {
+      MultiplyByInverse<Eigen::Lower, T>(m.block(i0, i0, width, width), x, /*left=*/true, pool);
+    } else {
+      MultiplyByInverse<Eigen::Upper, T>(m.block(i0, i0, width, width), x, /*left=*/true, pool);
+    }
+    if (lower) {
+      SubtractProduct<T>(b.bottomRows(n - i0 - width),
+                         m.block(i0 + width, i0, n - i0 - width, width), x, pool);
+    } else {
+      SubtractProduct<T>(b.topRows(i0), m.block(0, i0, i0, width), x, pool);
+    }
+  }
+}
+
+// A large triangular solve as M X' = B': M = op(A) on the left, op(A)^T on
+// the right (X op(A) = B is op(A)^T X^T = B^T), copied dense with only its
+// triangle (ones on the diagonal for a unit one).
+template <typename T>
+void LargeTriangularSolve(const LinalgOp& op, const Matrix<T>& a, Matrix<T>& b,
+                          runtime::ThreadPool* pool) {
+  const Eigen::Index n = a.rows();
+  auto op_a = [&](Eigen::Index i, Eigen::Index j) -> T {
+    switch (op.transpose) {
+      case LinalgTranspose::kNone:
+        return a(i, j);
+      case LinalgTranspose::kTranspose:
+        return a(j, i);
+      case LinalgTranspose::kAdjoint:
+        return Eigen::numext::conj(a(j, i));
+    }
+    return T(0);
+  };
+  const bool op_lower = op.lower != (op.transpose != LinalgTranspose::kNone);
+  const bool lower = op.left_side ? op_lower : !op_lower;
+  Matrix<T> m = Matrix<T>::Zero(n, n);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    for (Eigen::Index i = lower ? j : 0; i < (lower ? n : j + 1); ++i) {
+      m(i, j) = op.left_side ? op_a(i, j) : op_a(j, i);
+    }
+    if (op.unit_diagonal) m(j, j) = T(1);
+  }
+  if (op.left_side) {
+    BlockedTriangularSolve(m, lower, b, pool);
+    return;
+  }
+  Matrix<T> transposed = b.transpose();
+  BlockedTriangularSolve(m, lower, transposed, pool);
+  b = transposed.transpose();
+}
+
+// Square tiles of the copies between a strided layout and the scratch
+// matrix: a row-major operand is read a tile at a time, each cache line
+// once.
+constexpr Eigen::Index kCopyTile = 16;
+
+template <typename T>
+using StridedMap = Eigen::Map<Matrix<T>, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
+
+// Assigns `from` to `to` (same sizes), column by column where the source
+// and destination columns are contiguous, else tile by tile.
+template <typename To, typename From>
+void CopyTiled(To&& to, const From& from, bool columns_contiguous) {
+  if (columns_contiguous) {
+    to = from;
+    return;
+  }
+  for (Eigen::Index j0 = 0; j0 < to.cols(); j0 += kCopyTile) {
+    const Eigen::Index width = std::min(kCopyTile, to.cols() - j0);
+    for (Eigen::Index i0 = 0; i0 < to.rows(); i0 += kCopyTile) {
+      const Eigen::Index height = std::min(kCopyTile, to.rows() - i0);
+      to.block(i0, j0, height, width) = from.block(i0, j0, height, width);
+    }
+  }
+}
+
+template <typename T>
+StridedMap<T> View(T* data, const BatchedView& view, int64_t batch, Eigen::Index rows,
+                   Eigen::Index cols) {
+  return StridedMap<T>(
+      data + view.Offset(batch), rows, cols,
+      Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(view.j_stride(), view.i_stride()));
+}
+
+// dst[c * dst_stride + r] = src[r * src_stride + c] for r < rows, c < cols:
+// 16x16 tiles through the kernels' tile transpose (AVX-512 where the host
+// has it), the ragged edges element by element.
+void TransposeCopyF32(const float* src, int64_t src_stride, float* dst, int64_t dst_stride,
+                      int64_t rows, int64_t cols) {
+  constexpr int64_t kTile = kTransposeTileRoutineSize;
+  static const TransposeTileFunction tile = TransposeTileRoutine();
+  alignas(64) float buffer[kTile * kTile];
+  const int64_t full_rows = rows / kTile * kTile, full_cols = cols / kTile * kTile;
+  for (int64_t r0 = 0; r0 < full_rows; r0 += kTile) {
+    for (int64_t c0 = 0; c0 < full_cols; c0 += kTile) {
+      tile(src + r0 * src_stride + c0, src_stride, buffer);
+      for (int64_t a = 0; a < kTile; ++a) {
+        std::memcpy(dst + (c0 + a) * dst_stride + r0, buffer + a * kTile, sizeof(buffer) / kTile);
+      }
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = r < full_rows ? full_cols : 0; c < cols; ++c) {
+      dst[c * dst_stride + r] = src[r * src_stride + c];
+    }
+  }
+}
+
 template <typename T>
 void CopyIn(const T* data, const BatchedView& view, int64_t batch, Matrix<T>& m) {
-  for (Eigen::Index j = 0; j < m.cols(); ++j) {
-    for (Eigen::Index i = 0; i < m.rows(); ++i) m(i, j) = data[view.Offset(batch, i, j)];
+  if constexpr (std::is_same_v<T, float>) {
+    if (view.j_stride() == 1 && view.i_stride() != 1) {  // row-major
+      TransposeCopyF32(data + view.Offset(batch), view.i_stride(), m.data(), m.rows(), m.rows(),
+                       m.cols());
+      return;
+    }
   }
+  CopyTiled(m, View(const_cast<T*>(data), view, batch, m.rows(), m.cols()), view.i_stride() == 1);
 }
 
 template <typename T>
 void CopyOut(const Matrix<T>& m, const BatchedView& view, int64_t batch, T* data) {
-  for (Eigen::Index j = 0; j < m.cols(); ++j) {
-    for (Eigen::Index i = 0; i < m.rows(); ++i) data[view.Offset(batch, i, j)] = m(i, j);
+  if constexpr (std::is_same_v<T, float>) {
+    if (view.j_stride() == 1 && view.i_stride() != 1) {
+      TransposeCopyF32(m.data(), m.rows(), data + view.Offset(batch), view.i_stride(), m.cols(),
+                       m.rows());
+      return;
+    }
   }
+  CopyTiled(View(data, view, batch, m.rows(), m.cols()), m, view.i_stride() == 1);
 }
 
 // Matrix `batch` of the plan.
+// Matrix `batch` of the plan; blocked updates split over `pool` (null
+// where the batch is split over it).
 template <typename T>
 void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const> operands,
-            absl::Span<void* const> results) {
+            absl::Span<void* const> results, runtime::ThreadPool* pool) {
   const LinalgOp& op = plan.op;
   const T* a_data = static_cast<const T*>(operands[0]);
   T* out = static_cast<T*>(results[0]);
@@ -130,7 +428,7 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
     case LinalgKind::kCholesky: {
       Matrix<T> a(op.rows, op.cols);
       CopyIn(a_data, plan.operands[0], batch, a);
-      const int32_t info = Cholesky(a, op.lower);
+      const int32_t info = Cholesky(a, op.lower, pool);
       if (op.lapack) {
         static_cast<int32_t*>(results[1])[plan.results[1].Offset(batch)] = info;
       } else if (info != 0) {
@@ -148,7 +446,7 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
       CopyIn(a_data, plan.operands[0], batch, a);
       const int64_t steps = std::min(op.rows, op.cols);
       std::vector<int32_t> pivots(steps);
-      const int32_t info = BlockedLu(a, pivots.data());
+      const int32_t info = BlockedLu(a, pivots.data(), pool);
       CopyOut(a, plan.results[0], batch, out);
       int32_t* pivots_out = static_cast<int32_t*>(results[1]);
       for (int64_t k = 0; k < steps; ++k) pivots_out[plan.results[1].Offset(batch, k)] = pivots[k];
@@ -160,6 +458,11 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
       Matrix<T> a(side, side), b(op.rows, op.cols);
       CopyIn(a_data, plan.operands[0], batch, a);
       CopyIn(static_cast<const T*>(operands[1]), plan.operands[1], batch, b);
+      if (side >= kBlockedOrder) {
+        LargeTriangularSolve(op, a, b, pool);
+        CopyOut(b, plan.results[0], batch, out);
+        return;
+      }
       // The triangle op(A) has: A's, or the other one transposed.
       const bool lower = op.lower != (op.transpose != LinalgTranspose::kNone);
       switch (op.transpose) {
@@ -192,15 +495,17 @@ int64_t WorkPerMatrix(const LinalgOp& op) {
 template <typename T>
 void RunBatch(const LinalgPlan& plan, absl::Span<const void* const> operands,
               absl::Span<void* const> results, runtime::ThreadPool* pool) {
-  auto block = [&](int64_t begin, int64_t end) {
-    for (int64_t b = begin; b < end; ++b) RunOne<T>(plan, b, operands, results);
-  };
   if (pool == nullptr || plan.op.batch < 2 ||
       plan.op.batch * WorkPerMatrix(plan.op) < kParallelLinalgWork) {
-    block(0, plan.op.batch);
-  } else {
-    pool->ParallelFor(plan.op.batch, pool->BlockSizeFor(plan.op.batch), block);
+    for (int64_t b = 0; b < plan.op.batch; ++b) RunOne<T>(plan, b, operands, results, pool);
+    return;
   }
+  pool->ParallelFor(plan.op.batch, pool->BlockSizeFor(plan.op.batch),
+                    [&](int64_t begin, int64_t end) {
+                      for (int64_t b = begin; b < end; ++b) {
+                        RunOne<T>(plan, b, operands, results, nullptr);
+                      }
+                    });
 }
 
 }  // namespace

@@ -43,6 +43,8 @@ class BatchedView {
   BatchedView() = default;
   BatchedView(const Shape& shape, int trailing);
   int64_t Offset(int64_t batch, int64_t i = 0, int64_t j = 0) const;
+  int64_t i_stride() const { return i_stride_; }
+  int64_t j_stride() const { return j_stride_; }
 
  private:
   std::vector<int64_t> batch_dims_, batch_strides_;

@@ -18,7 +18,7 @@ OneOpenMpThread::~OneOpenMpThread() { omp_set_num_threads(previous_); }
 
 bool OneDnnGemmBlockF32(const float* a, const float* b, float* c, int64_t k, bool ta, bool tb,
                         int64_t lda, int64_t ldb, int64_t ldc, int64_t r0, int64_t r1, int64_t c0,
-                        int64_t c1) {
+                        int64_t c1, float alpha, float beta) {
   const int64_t rows = r1 - r0, cols = c1 - c0;
   if (rows <= 0 || cols <= 0) return true;
   const OneOpenMpThread one_thread;  // ours (see the header)
@@ -27,8 +27,8 @@ bool OneDnnGemmBlockF32(const float* a, const float* b, float* c, int64_t k, boo
   // n x k b.  oneDNN's sgemm is row-major, like these.
   const float* a_block = ta ? a + r0 : a + r0 * lda;
   const float* b_block = tb ? b + c0 * ldb : b + c0;
-  return dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', rows, cols, k, 1.0f, a_block, lda, b_block, ldb,
-                    0.0f, c + r0 * ldc + c0, ldc) == dnnl_success;
+  return dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', rows, cols, k, alpha, a_block, lda, b_block,
+                    ldb, beta, c + r0 * ldc + c0, ldc) == dnnl_success;
 }
 
 }  // namespace cpu

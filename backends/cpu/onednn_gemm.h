@@ -32,14 +32,14 @@ class OneOpenMpThread {
   int previous_;
 };
 
-// c[r0:r1, c0:c1] = op(a)[r0:r1, :] x op(b)[:, c0:c1] over k, as
+// c[r0:r1, c0:c1] = alpha op(a)[r0:r1, :] x op(b)[:, c0:c1] + beta c[...] over k, as
 // eigen_dot_internal::GemmBlockF32: a stored m x k row-major with row
 // stride lda (k x m when ta), b stored k x n (n x k when tb), c row-major
 // with row stride ldc.  False when oneDNN refused (the caller then uses
 // another kernel); the block is then unwritten.
 bool OneDnnGemmBlockF32(const float* a, const float* b, float* c, int64_t k, bool ta, bool tb,
                         int64_t lda, int64_t ldb, int64_t ldc, int64_t r0, int64_t r1, int64_t c0,
-                        int64_t c1);
+                        int64_t c1, float alpha = 1.0f, float beta = 0.0f);
 
 }  // namespace cpu
 }  // namespace tessera

@@ -4,7 +4,7 @@ side: where a kernel shape of ours is far off the peer's (it found the 460x
 prefix scan, the 20x transpose, the 13x pooling, the 6x concatenate, the
 300x suffix scan, the 20x top_k, the 1000x FFT, the 240x depthwise
 convolution, the 135x bf16, 130x int8
-and 107x complex matmuls).
+and 107x complex matmuls, and linear algebra that did not run at all).
 
 Usage: python3 benchmarks/peers/op_sweep.py [--tessera PATH] [--iters N] [NAME ...]
 Each op is jitted in JAX and timed in steady state (minimum of N runs); its
@@ -30,6 +30,15 @@ RNG = np.random.default_rng(0)
 
 def f32(*shape):
     return jnp.asarray(RNG.random(shape, dtype=np.float32))
+
+
+def spd(n):
+    x = RNG.standard_normal((n, n)).astype(np.float32)
+    return jnp.asarray(x @ x.T + n * np.eye(n, dtype=np.float32))
+
+
+def well_conditioned(*shape):
+    return jnp.asarray(RNG.standard_normal(shape).astype(np.float32) + 2 * shape[-1] * np.eye(shape[-1], dtype=np.float32))
 
 
 def indices(high, count):
@@ -80,6 +89,14 @@ OPS = {
     "int8_matmul": (lambda a, b: lax.dot(a.astype(jnp.int8), b.astype(jnp.int8),
                                          preferred_element_type=jnp.int32),
                     [f32(512, 512) * 200 - 100, f32(512, 512) * 200 - 100]),
+    # Linear algebra: JAX lowers these to LAPACK custom calls on the CPU.
+    "cholesky_1024": (jnp.linalg.cholesky, [spd(1024)]),
+    "solve_512": (jnp.linalg.solve, [well_conditioned(512, 512), f32(512, 64)]),
+    "inv_256": (jnp.linalg.inv, [well_conditioned(256, 256)]),
+    "slogdet_256": (lambda a: jnp.linalg.slogdet(a)[1], [well_conditioned(256, 256)]),
+    "solve_4x4_batch": (jnp.linalg.solve, [well_conditioned(4096, 4, 4), f32(4096, 4, 1)]),
+    "solve_triangular": (lambda a, b: jax.scipy.linalg.solve_triangular(a, b, lower=True),
+                         [well_conditioned(1024, 1024), f32(1024, 256)]),
 }
 
 

@@ -26,9 +26,10 @@ namespace {
 // Below this many scalar multiply-adds in the whole batch one thread runs it.
 constexpr int64_t kParallelLinalgWork = 1 << 16;
 // Matrices of at least this order factor and solve in blocks of kBlock
-// whose updates are GEMMs through RunDot (oneDNN's sgemm for f32, split
-// over the pool): Eigen's own LLT and triangular solves reach a tenth of
-// the FMA peak on one thread.  Smaller ones run Eigen's directly.
+// whose updates are GEMMs (oneDNN's sgemm for f32, RunDot's kernels
+// otherwise, split over the pool): Eigen's own LLT and triangular solves,
+// built here for the baseline ISA, reach a tenth of their speed.  Smaller
+// ones run Eigen's directly.
 constexpr Eigen::Index kBlockedOrder = 128;
 constexpr Eigen::Index kBlock = 64;
 // Columns of an update's product per task.
@@ -415,7 +416,6 @@ void CopyOut(const Matrix<T>& m, const BatchedView& view, int64_t batch, T* data
   CopyTiled(View(data, view, batch, m.rows(), m.cols()), m, view.i_stride() == 1);
 }
 
-// Matrix `batch` of the plan.
 // Matrix `batch` of the plan; blocked updates split over `pool` (null
 // where the batch is split over it).
 template <typename T>

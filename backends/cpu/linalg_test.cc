@@ -1,7 +1,8 @@
 // Linear algebra (hlo/ir/linalg_op.h) on the CPU backend:
 //  - JAX's LAPACK programs (testdata/make_jax_linalg.py: jnp.linalg.solve,
-//    inv, det, slogdet, cholesky, lu_factor, cho_solve, solve_triangular)
-//    on the evaluator and the CPU backend against XLA's own results;
+//    inv, det, slogdet, cholesky, qr, lu_factor, cho_solve,
+//    solve_triangular) on the evaluator and the CPU backend against XLA's
+//    own results;
 //  - XLA's cholesky and triangular-solve and the LAPACK calls on random
 //    matrices against the evaluator, with no fallback: every option, LU
 //    panels and trailing updates (sizes past 32), wide and tall LU, batches
@@ -118,7 +119,10 @@ TEST_P(JaxLinalgTest, EvaluatorAndCpuGiveXlasResults) {
   absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
       CompileForCpuExecutable(*std::move(module), CpuCompileOptions(), &fallbacks);
   ASSERT_TRUE(executable.ok()) << executable.status();
-  EXPECT_TRUE(fallbacks.empty()) << fallbacks.front();
+  // QR (geqrf, orgqr/ungqr) has no native thunk yet: the evaluator runs it.
+  for (const std::string& fallback : fallbacks) {
+    EXPECT_TRUE(absl::StrContains(fallback, "QR runs on the evaluator")) << fallback;
+  }
   absl::StatusOr<Literal> ran = (*executable)->RunLiterals(inputs);
   ASSERT_TRUE(ran.ok()) << ran.status();
   ExpectXlaResults(program, *ran, "the CPU backend");
@@ -129,7 +133,7 @@ INSTANTIATE_TEST_SUITE_P(Programs, JaxLinalgTest, ::testing::ValuesIn(JaxProgram
                            return info.param.name;
                          });
 
-TEST(JaxLinalgTest, TestdataIsPresent) { EXPECT_GE(JaxPrograms().size(), 17u); }
+TEST(JaxLinalgTest, TestdataIsPresent) { EXPECT_GE(JaxPrograms().size(), 21u); }
 
 // ---------------------------------------------------------------------------
 // Random matrices against the evaluator.

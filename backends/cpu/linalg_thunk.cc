@@ -453,6 +453,9 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
       static_cast<int32_t*>(results[2])[plan.results[2].Offset(batch)] = info;
       return;
     }
+    case LinalgKind::kQr:
+    case LinalgKind::kHouseholderProduct:
+      return;  // PlanLinalg refuses them
     case LinalgKind::kTriangularSolve: {
       const int64_t side = op.left_side ? op.rows : op.cols;
       Matrix<T> a(side, side), b(op.rows, op.cols);
@@ -542,6 +545,9 @@ int64_t BatchedView::Offset(int64_t batch, int64_t i, int64_t j) const {
 absl::StatusOr<LinalgPlan> PlanLinalg(const HloInstruction& hlo) {
   LinalgPlan plan;
   TS_ASSIGN_OR_RETURN(plan.op, DescribeLinalgOp(hlo));
+  if (plan.op.kind == LinalgKind::kQr || plan.op.kind == LinalgKind::kHouseholderProduct) {
+    return absl::UnimplementedError("QR runs on the evaluator");
+  }
   for (const HloInstruction* operand : hlo.operands()) {
     plan.operands.emplace_back(operand->shape(), 2);
   }

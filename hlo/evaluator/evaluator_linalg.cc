@@ -1,4 +1,5 @@
-// cholesky, triangular-solve, and JAX's LAPACK calls (potrf, getrf, trsm):
+// cholesky, triangular-solve, and JAX's LAPACK calls (potrf, getrf, trsm,
+// geqrf, orgqr/ungqr):
 // the semantics of hlo/ir/linalg_op.h as textbook unblocked algorithms, one
 // matrix of the batch at a time, in the element type.  Row-major literal
 // data puts matrix b's element (i, j) at b * rows * cols + i * cols + j.
@@ -153,6 +154,81 @@ void TriangularSolve(const LinalgOp& op, const T* a, T* b) {
 }
 
 template <typename T>
+auto ImagPart(T x) {
+  if constexpr (kIsComplex<T>) {
+    return x.imag();
+  } else {
+    return decltype(x)(0);
+  }
+}
+
+// LAPACK's larfg on alpha and the `count` elements of x `stride` apart:
+// returns tau (0: no reflection), leaves beta in alpha and the reflector's
+// tail in x.
+template <typename T>
+T Reflector(T& alpha, T* x, int64_t count, int64_t stride) {
+  using Real = decltype(RealPart(alpha));
+  Real tail = 0;
+  for (int64_t i = 0; i < count; ++i) tail += RealPart(x[i * stride] * Conj(x[i * stride]));
+  const Real alpha_re = RealPart(alpha), alpha_im = ImagPart(alpha);
+  if (tail == 0 && alpha_im == 0) return T(0);
+  const Real norm = std::sqrt(alpha_re * alpha_re + alpha_im * alpha_im + tail);
+  const Real beta = alpha_re >= 0 ? -norm : norm;
+  T tau;
+  if constexpr (kIsComplex<T>) {
+    tau = T((beta - alpha_re) / beta, -alpha_im / beta);
+  } else {
+    tau = (beta - alpha) / beta;
+  }
+  const T scale = T(1) / (alpha - T(beta));
+  for (int64_t i = 0; i < count; ++i) x[i * stride] *= scale;
+  alpha = T(beta);
+  return tau;
+}
+
+// C = (I - t v v^H) C for the rows [row, rows) and columns [col, cols) of
+// the row-major `a`, v = (1, a[row + 1:, vcol]) (LAPACK's larf).
+template <typename T>
+void ApplyReflector(T* a, int64_t rows, int64_t cols, int64_t row, int64_t vcol, int64_t col, T t) {
+  auto v = [&](int64_t r) { return r == row ? T(1) : a[r * cols + vcol]; };
+  for (int64_t c = col; c < cols; ++c) {
+    T w = 0;
+    for (int64_t r = row; r < rows; ++r) w += Conj(v(r)) * a[r * cols + c];
+    for (int64_t r = row; r < rows; ++r) a[r * cols + c] -= t * v(r) * w;
+  }
+}
+
+// A = Q R in place (LAPACK's geqr2); taus[0, min(rows, cols)).
+template <typename T>
+void Qr(T* a, int64_t rows, int64_t cols, T* taus) {
+  for (int64_t i = 0; i < std::min(rows, cols); ++i) {
+    T alpha = a[i * cols + i];
+    taus[i] = Reflector(alpha, a + (i + 1) * cols + i, rows - i - 1, cols);
+    a[i * cols + i] = alpha;
+    // H(i)^H from the left on the columns to the right.
+    if (i + 1 < cols) ApplyReflector(a, rows, cols, i, i, i + 1, Conj(taus[i]));
+  }
+}
+
+// The first `cols` columns of H(0) ... H(k-1) in place of the reflectors
+// (LAPACK's org2r, ung2r).
+template <typename T>
+void HouseholderProduct(T* a, int64_t rows, int64_t cols, const T* taus, int64_t k) {
+  for (int64_t j = k; j < cols; ++j) {
+    for (int64_t r = 0; r < rows; ++r) a[r * cols + j] = T(r == j ? 1 : 0);
+  }
+  for (int64_t i = k - 1; i >= 0; --i) {
+    if (i + 1 < cols) {
+      a[i * cols + i] = T(1);
+      ApplyReflector(a, rows, cols, i, i, i + 1, taus[i]);
+    }
+    for (int64_t r = i + 1; r < rows; ++r) a[r * cols + i] *= -taus[i];
+    a[i * cols + i] = T(1) - taus[i];
+    for (int64_t r = 0; r < i; ++r) a[r * cols + i] = T(0);
+  }
+}
+
+template <typename T>
 absl::StatusOr<Literal> Evaluate(const HloInstruction& hlo, const LinalgOp& op, Operands operands) {
   const int64_t matrix = op.rows * op.cols;
   switch (op.kind) {
@@ -198,6 +274,26 @@ absl::StatusOr<Literal> Evaluate(const HloInstruction& hlo, const LinalgOp& op, 
       results.push_back(std::move(info));
       return Literal::MakeTuple(std::move(results));
     }
+    case LinalgKind::kQr: {
+      Literal qr = *operands[0];
+      TS_ASSIGN_OR_RETURN(Literal taus, MakeLiteral(hlo.shape().tuple_shapes(1)));
+      const int64_t steps = std::min(op.rows, op.cols);
+      for (int64_t b = 0; b < op.batch; ++b) {
+        Qr(qr.data<T>().data() + b * matrix, op.rows, op.cols, taus.data<T>().data() + b * steps);
+      }
+      std::vector<Literal> results;
+      results.push_back(std::move(qr));
+      results.push_back(std::move(taus));
+      return Literal::MakeTuple(std::move(results));
+    }
+    case LinalgKind::kHouseholderProduct: {
+      Literal q = *operands[0];
+      for (int64_t b = 0; b < op.batch; ++b) {
+        HouseholderProduct(q.data<T>().data() + b * matrix, op.rows, op.cols,
+                           operands[1]->data<T>().data() + b * op.reflectors, op.reflectors);
+      }
+      return q;
+    }
     case LinalgKind::kTriangularSolve: {
       Literal x = *operands[1];
       const int64_t side = op.left_side ? op.rows : op.cols;
@@ -215,7 +311,8 @@ absl::StatusOr<Literal> Evaluate(const HloInstruction& hlo, const LinalgOp& op, 
 
 absl::StatusOr<Literal> EvaluateLinalg(const HloInstruction& hlo, Operands operands) {
   TS_ASSIGN_OR_RETURN(LinalgOp op, DescribeLinalgOp(hlo));
-  const int64_t expected = op.kind == LinalgKind::kTriangularSolve ? 2 : 1;
+  const int64_t expected =
+      op.kind == LinalgKind::kTriangularSolve || op.kind == LinalgKind::kHouseholderProduct ? 2 : 1;
   TS_RETURN_IF_ERROR(ExpectOperandCount(hlo, operands, expected));
   for (int64_t i = 0; i < expected; ++i) {
     TS_RETURN_IF_ERROR(ExpectArray(*operands[i], "an operand"));

@@ -109,6 +109,19 @@ TEST(EvaluatorLinalgTest, TriangularSolves) {
               L("c64[2,1]", "{{(1, 0)}, {(1, 0)}}"));
 }
 
+TEST(EvaluatorLinalgTest, QrAsLapack) {
+  // (3, 4): beta = -5, tau = (beta - 3) / beta = 1.6, tail 4 / (3 - beta).
+  absl::StatusOr<Literal> qr = EvaluateRoot(
+      Call("(f32[2,1], f32[1])", "p0", "lapack_sgeqrf_ffi", ""), {L("f32[2,1]", "{{3}, {4}}")});
+  ASSERT_TRUE(qr.ok()) << qr.status();
+  EXPECT_TRUE(LiteralsNear(L("f32[2,1]", "{{-5}, {0.5}}"), qr->tuple_element(0), 1e-6, 1e-6));
+  EXPECT_TRUE(LiteralsNear(L("f32[1]", "{1.6}"), qr->tuple_element(1), 1e-6, 1e-6));
+  // Q's column: (1, 0) - 1.6 (1, 0.5).
+  EXPECT_EVAL_NEAR(EvaluateRoot(Call("f32[2,1]", "p0, p1", "lapack_sorgqr_ffi", ""),
+                                {L("f32[2,1]", "{{-5}, {0.5}}"), L("f32[1]", "{1.6}")}),
+                   L("f32[2,1]", "{{-0.6}, {-0.8}}"));
+}
+
 TEST(EvaluatorLinalgTest, MalformedCallsAreClearErrors) {
   auto error = [](absl::StatusOr<Literal> result) {
     return result.ok() ? std::string("ok") : std::string(result.status().message());
@@ -139,7 +152,10 @@ TEST(EvaluatorLinalgTest, MalformedCallsAreClearErrors) {
                                  "transpose_a=NO_TRANSPOSE",
                                  {a, L("f32[3,1]", "{{1}, {2}, {3}}")})),
               HasSubstr("does not fit b"));
-  // LAPACK routines beyond potrf, getrf and trsm stay unsupported, by name.
+  EXPECT_THAT(error(EvaluateRoot(Call("f32[2,2]", "p0, p1", "lapack_sorgqr_ffi", ""),
+                                 {a, L("f32[3]", "{1, 1, 1}")})),
+              HasSubstr("needs reflectors <= columns <= rows"));
+  // Other LAPACK routines stay unsupported, by name.
   EXPECT_THAT(error(EvaluateRoot(
                   Call("(f32[2], f32[2,2], f32[2,2], s32[])", "p0", "lapack_sgesdd_ffi", ""), {a})),
               HasSubstr("'lapack_sgesdd_ffi' is not supported"));

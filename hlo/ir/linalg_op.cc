@@ -52,7 +52,9 @@ bool ParseLapackTarget(absl::string_view target, PrimitiveType* type, absl::stri
       return false;
   }
   *routine = target.substr(1);
-  return *routine == "potrf" || *routine == "getrf" || *routine == "trsm";
+  const bool complex = IsComplexType(*type);
+  return *routine == "potrf" || *routine == "getrf" || *routine == "trsm" || *routine == "geqrf" ||
+         *routine == (complex ? "ungqr" : "orgqr");
 }
 
 // The integer entries of an MLIR attribute dictionary such as
@@ -190,11 +192,49 @@ absl::StatusOr<LinalgOp> DescribeLapackCall(const HloInstruction& hlo, Primitive
     TS_RETURN_IF_ERROR(CheckTriangularSolve(hlo, hlo.shape(), &op));
     return op;
   }
+  if (routine == "orgqr" || routine == "ungqr") {
+    op.kind = LinalgKind::kHouseholderProduct;
+    if (hlo.operand_count() != 2) return Invalid(hlo, "needs 2 operands (a, taus)");
+    const Shape& a = hlo.operand(0)->shape();
+    const Shape& taus = hlo.operand(1)->shape();
+    TS_RETURN_IF_ERROR(ExpectMatrices(hlo, a, type, "operand a"));
+    SetBatch(a, &op);
+    std::vector<int64_t> batch = Leading(a);
+    std::vector<int64_t> tau_batch(taus.dimensions().begin(),
+                                   taus.dimensions().end() - (taus.rank() >= 1 ? 1 : 0));
+    if (!taus.IsArray() || taus.element_type() != type || taus.rank() < 1 || tau_batch != batch) {
+      return Invalid(hlo, absl::StrCat("taus ", taus.ToString(), " do not fit a ", a.ToString()));
+    }
+    op.reflectors = taus.dimensions().back();
+    if (op.reflectors > op.cols || op.cols > op.rows) {
+      return Invalid(hlo, absl::StrCat("needs reflectors <= columns <= rows, not ", op.reflectors,
+                                       ", ", op.cols, ", ", op.rows));
+    }
+    if (!hlo.shape().IsArray() || hlo.shape().element_type() != type ||
+        hlo.shape().dimensions() != a.dimensions()) {
+      return Invalid(hlo,
+                     absl::StrCat("the result is ", hlo.shape().ToString(), ", not a's shape"));
+    }
+    return op;
+  }
   if (hlo.operand_count() != 1) return Invalid(hlo, "needs 1 operand");
   const Shape& a = hlo.operand(0)->shape();
   TS_RETURN_IF_ERROR(ExpectMatrices(hlo, a, type, "the operand"));
   SetBatch(a, &op);
   std::vector<int64_t> batch = Leading(a);
+  if (routine == "geqrf") {
+    op.kind = LinalgKind::kQr;
+    TS_RETURN_IF_ERROR(ExpectTupleResult(hlo, 2, a));
+    std::vector<int64_t> taus = batch;
+    taus.push_back(std::min(op.rows, op.cols));
+    const Shape& result = hlo.shape().tuple_shapes(1);
+    if (!result.IsArray() || result.element_type() != type || result.dimensions() != taus) {
+      return Invalid(hlo,
+                     absl::StrCat("result 1 (taus) is ", result.ToString(), ", not ",
+                                  PrimitiveTypeName(type), "[", absl::StrJoin(taus, ","), "]"));
+    }
+    return op;
+  }
   if (routine == "potrf") {
     op.kind = LinalgKind::kCholesky;
     TS_ASSIGN_OR_RETURN(char uplo, CharAttribute(hlo, attributes, "uplo", "LU"));
@@ -239,7 +279,8 @@ absl::StatusOr<LinalgOp> DescribeLinalgOp(const HloInstruction& hlo) {
     PrimitiveType type;
     absl::string_view routine;
     if (!ParseLapackTarget(hlo.attrs().custom_call_target, &type, &routine)) {
-      return Invalid(hlo, "not a LAPACK call Tessera knows (potrf, getrf, trsm)");
+      return Invalid(hlo,
+                     "not a LAPACK call Tessera knows (potrf, getrf, trsm, geqrf, orgqr, ungqr)");
     }
     return DescribeLapackCall(hlo, type, routine);
   }

@@ -6,13 +6,15 @@
 //   lapack_?potrf_ffi(a) -> (factor, info s32[batch])                   Cholesky
 //   lapack_?getrf_ffi(a) -> (lu, pivots s32[batch, min(m,n)], info s32[batch])  LU
 //   lapack_?trsm_ffi(a, b) -> x                                          triangular solve
+//   lapack_?geqrf_ffi(a) -> (reflectors and R, taus [batch, min(m,n)])  QR
+//   lapack_?orgqr_ffi(a, taus) -> q  (?ungqr for complex)                Q from reflectors
 //
 // with ? one of s, d, c, z (f32, f64, c64, c128), the matrices in the last
 // two dimensions and any leading dimensions a batch.  Their attributes come
 // as an MLIR dictionary in backend_config, `{uplo = 76 : ui8, ...}`, of
 // LAPACK's character codes ('L' 76, 'U' 85, 'N' 78, 'T' 84, 'C' 67).
-// jnp.linalg.cholesky, solve, inv, det, slogdet, jax.scipy.linalg.lu_factor,
-// cho_solve and solve_triangular lower to these three.
+// jnp.linalg.cholesky, solve, inv, det, slogdet, qr, jax.scipy.linalg.lu_factor,
+// cho_solve and solve_triangular lower to these.
 //
 // Semantics, on the logical matrices (layouts do not matter):
 //   Cholesky: A = L L^H from the lower triangle (`lower`), or A = U^H U
@@ -29,6 +31,14 @@
 //   Triangular solve: op(A) X = B (`left_side`) or X op(A) = B, op one of
 //     A, A^T, A^H, reading only A's `lower` (or upper) triangle and taking
 //     its diagonal as ones with `unit_diagonal`.
+//   QR (LAPACK's geqr2): A = Q R with Q = H(0) ... H(k-1), k = min(m, n),
+//     H(i) = I - tau_i v_i v_i^H, v_i zero above i, one at i, its tail
+//     stored below the diagonal of column i; R on and above the diagonal.
+//     Each reflector as LAPACK's larfg makes it: beta = -sign(re alpha)
+//     |(alpha, tail)|, tau = (beta - alpha) / beta, tail / (alpha - beta),
+//     none (tau 0) where the tail is zero and alpha real.
+//   Householder product (org2r, ung2r): the first n columns of
+//     H(0) ... H(k-1), from k reflectors stored as QR leaves them.
 #ifndef TESSERA_HLO_IR_LINALG_OP_H_
 #define TESSERA_HLO_IR_LINALG_OP_H_
 
@@ -42,7 +52,7 @@ namespace tessera {
 
 class HloInstruction;
 
-enum class LinalgKind { kCholesky, kLu, kTriangularSolve };
+enum class LinalgKind { kCholesky, kLu, kTriangularSolve, kQr, kHouseholderProduct };
 enum class LinalgTranspose { kNone, kTranspose, kAdjoint };
 
 struct LinalgOp {
@@ -59,6 +69,7 @@ struct LinalgOp {
   bool left_side = true;
   LinalgTranspose transpose = LinalgTranspose::kNone;
   bool unit_diagonal = false;
+  int64_t reflectors = 0;  // Householder product: k
 };
 
 // Whether `hlo` is one of the ops above (by opcode or custom-call target);

@@ -1,6 +1,7 @@
 """Writes the JAX linear-algebra programs that linalg_test runs, with XLA's
 results: jnp.linalg and jax.scipy.linalg functions, which JAX's CPU lowering
-turns into LAPACK custom calls (lapack_?potrf_ffi, ?getrf, ?trsm).
+turns into LAPACK custom calls (lapack_?potrf_ffi, ?getrf, ?trsm, ?geqrf,
+?orgqr/?ungqr).
 
   jax_linalg/<case>/module.hlo   jax.jit(f).lower(...).as_text(dialect="hlo")
   jax_linalg/<case>/in<i>.npy    the inputs
@@ -68,6 +69,15 @@ def lu_cases():
     yield "lu_singular_f32", lambda a: tuple(jsl.lu_factor(a)), [singular], 1e-5
 
 
+def qr_cases():
+    yield "qr_f32", lambda a: tuple(jnp.linalg.qr(a)), [general(3, 5, 4)], 1e-4
+    yield ("qr_complete_c64", lambda a: tuple(jnp.linalg.qr(a, mode="complete")),
+           [general(4, 6, dtype=np.complex64)], 1e-4)
+    yield "qr_r_f64", lambda a: jnp.linalg.qr(a, mode="r"), [general(8, 5, dtype=np.float64)], 1e-10
+    yield ("qr_complete_c128", lambda a: tuple(jnp.linalg.qr(a, mode="complete")),
+           [general(6, 3, dtype=np.complex128)], 1e-10)
+
+
 def triangular_cases():
     a, b = lower_triangle(6, 6), general(6, 3)
     yield "trsm_lower_f32", lambda a, b: jsl.solve_triangular(a, b, lower=True), [a, b], 1e-5
@@ -89,7 +99,7 @@ def triangular_cases():
 def main():
     root = "jax_linalg"
     index = []
-    for cases in (cholesky_cases, lu_cases, triangular_cases):
+    for cases in (cholesky_cases, lu_cases, qr_cases, triangular_cases):
         for name, fn, inputs, tolerance in cases():
             lowered = jax.jit(fn).lower(*inputs)
             outputs = jax.jit(fn)(*inputs)

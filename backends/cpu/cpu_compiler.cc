@@ -14,7 +14,7 @@
 #include "backends/cpu/loop_kernel.h"
 #include "backends/interpreter/interpreter_backend.h"
 #include "hlo/analysis/hlo_verifier.h"
-#include "hlo/ir/linalg_op.h"
+#include "hlo/analysis/linalg_op.h"
 #include "hlo/ir/status_macros.h"
 #include "passes/fusion/fusion_pipeline.h"
 #include "passes/memory/buffer_assignment.h"

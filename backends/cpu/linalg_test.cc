@@ -1,4 +1,4 @@
-// Linear algebra (hlo/ir/linalg_op.h) on the CPU backend:
+// Linear algebra (hlo/analysis/linalg_op.h) on the CPU backend:
 //  - JAX's LAPACK programs (testdata/make_jax_linalg.py: jnp.linalg.solve,
 //    inv, det, slogdet, cholesky, qr, lu_factor, cho_solve,
 //    solve_triangular) on the evaluator and the CPU backend against XLA's

@@ -16,6 +16,7 @@
 #include "backends/cpu/onednn_gemm.h"
 #include "backends/cpu/transpose_tile.h"
 #include "hlo/ir/hlo_instruction.h"
+#include "hlo/ir/literal.h"
 #include "hlo/ir/status_macros.h"
 #include "runtime/thread_pool.h"
 
@@ -42,14 +43,6 @@ using MatrixRef = Eigen::Ref<Matrix<T>, 0, Eigen::OuterStride<>>;
 template <typename T>
 using ConstMatrixRef = Eigen::Ref<const Matrix<T>, 0, Eigen::OuterStride<>>;
 
-template <typename T>
-constexpr PrimitiveType TypeOf() {
-  if constexpr (std::is_same_v<T, float>) return F32;
-  if constexpr (std::is_same_v<T, double>) return F64;
-  if constexpr (std::is_same_v<T, std::complex<float>>) return C64;
-  return C128;
-}
-
 // Calls fn(begin, end) over chunks of [0, count) split over `pool` (null:
 // all on this thread).
 void ForChunks(runtime::ThreadPool* pool, int64_t count,
@@ -70,7 +63,7 @@ template <typename T>
 void Multiply(MatrixRef<T> out, ConstMatrixRef<T> a, ConstMatrixRef<T> b,
               runtime::ThreadPool* pool) {
   DotShape shape;
-  shape.type = shape.output_type = TypeOf<T>();
+  shape.type = shape.output_type = PrimitiveTypeOf<T>();
   shape.m = out.rows();
   shape.n = out.cols();
   shape.k = a.cols();

@@ -1,20 +1,23 @@
 // Cholesky, LU and triangular solves on raw buffers, for the CPU backend's
 // thunks of XLA's `cholesky` and `triangular-solve` and of JAX's LAPACK
-// custom calls (hlo/ir/linalg_op.h has the semantics):
+// custom calls (hlo/analysis/linalg_op.h has the semantics):
 //
 //   TS_ASSIGN_OR_RETURN(LinalgPlan plan, PlanLinalg(*hlo));        // compile time
 //   TS_RETURN_IF_ERROR(RunLinalg(plan, operands, results, pool));
 //
 // Each matrix of the batch is copied into a dense column-major scratch
 // matrix (any layout of the operands and results works, and a result may
-// alias its operand), factored or solved there through Eigen's blocked
-// algorithms (LLT, triangular solves, GEMM updates), and copied out; the
-// batch is split over the thread pool.  LU is our own blocked right-looking
-// factorization, because its pivots must be LAPACK's (the first largest
-// |a|, or |re| + |im| for complex, where Eigen scores complex by |z|).
-// Results match the evaluator's unblocked algorithms to a relative
-// tolerance (the sums are in another order), pivots exactly but for
-// near-ties.
+// alias its operand), factored or solved there, and copied out; a batch is
+// split over the thread pool.  Below order 128 Eigen's LLT and triangular
+// solves run; from 128 up, blocked right-looking algorithms whose updates
+// are GEMMs (oneDNN's sgemm for f32, RunDot's kernels otherwise) split
+// over the pool, and whose diagonal-block solves multiply by the block's
+// inverse.  LU is always our own blocked factorization, because its pivots
+// must be LAPACK's (the first largest |a|, or |re| + |im| for complex,
+// where Eigen scores complex by |z|).  Results match the evaluator's
+// unblocked algorithms to a relative tolerance (the sums are in another
+// order), pivots exactly but for near-ties.  QR (geqrf, orgqr/ungqr) has
+// no thunk yet: PlanLinalg refuses it and the evaluator runs it.
 #ifndef TESSERA_BACKENDS_CPU_LINALG_THUNK_H_
 #define TESSERA_BACKENDS_CPU_LINALG_THUNK_H_
 
@@ -23,7 +26,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "hlo/ir/linalg_op.h"
+#include "hlo/analysis/linalg_op.h"
 #include "hlo/ir/shape.h"
 
 namespace tessera {

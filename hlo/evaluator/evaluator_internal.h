@@ -78,7 +78,7 @@ absl::StatusOr<Literal> EvaluateDotOrConvolution(const HloInstruction& hlo, Oper
 // evaluator_fft.cc: fft.
 absl::StatusOr<Literal> EvaluateFft(const HloInstruction& hlo, Operands operands);
 // evaluator_linalg.cc: cholesky, triangular-solve, and JAX's LAPACK custom
-// calls (hlo/ir/linalg_op.h).
+// calls (hlo/analysis/linalg_op.h).
 absl::StatusOr<Literal> EvaluateLinalg(const HloInstruction& hlo, Operands operands);
 // evaluator_gather_scatter.cc: gather, scatter.
 absl::StatusOr<Literal> EvaluateGatherOrScatter(const HloInstruction& hlo, Operands operands);

@@ -1,6 +1,6 @@
 // cholesky, triangular-solve, and JAX's LAPACK calls (potrf, getrf, trsm,
 // geqrf, orgqr/ungqr):
-// the semantics of hlo/ir/linalg_op.h as textbook unblocked algorithms, one
+// the semantics of hlo/analysis/linalg_op.h as textbook unblocked algorithms, one
 // matrix of the batch at a time, in the element type.  Row-major literal
 // data puts matrix b's element (i, j) at b * rows * cols + i * cols + j.
 #include <algorithm>
@@ -9,8 +9,8 @@
 #include <limits>
 #include <vector>
 
+#include "hlo/analysis/linalg_op.h"
 #include "hlo/evaluator/evaluator_internal.h"
-#include "hlo/ir/linalg_op.h"
 
 namespace tessera {
 namespace evaluator_internal {

@@ -6,9 +6,9 @@
 #include <limits>
 #include <utility>
 
+#include "hlo/analysis/linalg_op.h"
 #include "hlo/evaluator/evaluator_internal.h"
 #include "hlo/ir/hlo_opcode.h"
-#include "hlo/ir/linalg_op.h"
 
 namespace tessera {
 namespace evaluator_internal {

@@ -39,8 +39,8 @@
 //     none (tau 0) where the tail is zero and alpha real.
 //   Householder product (org2r, ung2r): the first n columns of
 //     H(0) ... H(k-1), from k reflectors stored as QR leaves them.
-#ifndef TESSERA_HLO_IR_LINALG_OP_H_
-#define TESSERA_HLO_IR_LINALG_OP_H_
+#ifndef TESSERA_HLO_ANALYSIS_LINALG_OP_H_
+#define TESSERA_HLO_ANALYSIS_LINALG_OP_H_
 
 #include <cstdint>
 #include <string>
@@ -85,4 +85,4 @@ absl::StatusOr<LinalgOp> DescribeLinalgOp(const HloInstruction& hlo);
 
 }  // namespace tessera
 
-#endif  // TESSERA_HLO_IR_LINALG_OP_H_
+#endif  // TESSERA_HLO_ANALYSIS_LINALG_OP_H_

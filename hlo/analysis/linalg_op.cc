@@ -1,5 +1,5 @@
 // Describes the linear-algebra ops; see linalg_op.h.
-#include "hlo/ir/linalg_op.h"
+#include "hlo/analysis/linalg_op.h"
 
 #include <algorithm>
 #include <optional>
@@ -200,9 +200,8 @@ absl::StatusOr<LinalgOp> DescribeLapackCall(const HloInstruction& hlo, Primitive
     TS_RETURN_IF_ERROR(ExpectMatrices(hlo, a, type, "operand a"));
     SetBatch(a, &op);
     std::vector<int64_t> batch = Leading(a);
-    std::vector<int64_t> tau_batch(taus.dimensions().begin(),
-                                   taus.dimensions().end() - (taus.rank() >= 1 ? 1 : 0));
-    if (!taus.IsArray() || taus.element_type() != type || taus.rank() < 1 || tau_batch != batch) {
+    if (!taus.IsArray() || taus.element_type() != type || taus.rank() < 1 ||
+        std::vector<int64_t>(taus.dimensions().begin(), taus.dimensions().end() - 1) != batch) {
       return Invalid(hlo, absl::StrCat("taus ", taus.ToString(), " do not fit a ", a.ToString()));
     }
     op.reflectors = taus.dimensions().back();

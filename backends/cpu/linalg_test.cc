@@ -1,8 +1,8 @@
 // Linear algebra (hlo/analysis/linalg_op.h) on the CPU backend:
 //  - JAX's LAPACK programs (testdata/make_jax_linalg.py: jnp.linalg.solve,
-//    inv, det, slogdet, cholesky, qr, lu_factor, cho_solve,
-//    solve_triangular) on the evaluator and the CPU backend against XLA's
-//    own results;
+//    inv, det, slogdet, cholesky, qr, eigh, svd, pinv, lstsq, lu_factor,
+//    cho_solve, solve_triangular, ...) on the evaluator and the CPU backend
+//    against XLA's own results;
 //  - XLA's cholesky and triangular-solve and the LAPACK calls on random
 //    matrices against the evaluator, with no fallback: every option, LU
 //    panels and trailing updates (sizes past 32), wide and tall LU, batches
@@ -15,6 +15,7 @@
 #include <ostream>
 #include <random>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -350,6 +351,151 @@ ENTRY e {
       arguments.push_back(Matrices(entry->parameter_instruction(1)->shape(), Kind::kGeneral, 7));
       CheckNative(text, std::move(arguments));
     }
+  }
+}
+
+// The Hermitian eigendecomposition and the SVD have vectors only unique up
+// to sign (phase), which the CPU backend's Eigen solvers and the
+// evaluator's Jacobi rotations choose differently; these modules return
+// what is unique: the values, the reconstruction V diag(w) V^H (U diag(s)
+// V^H), and the Gram matrices of the vectors (identities).
+
+// Text of ops making `name` = x^H from the batch of matrices x (type,
+// dims written as "B,r,c" for x, "B,c,r" for the result).
+std::string AdjointOp(const std::string& name, const std::string& x, const std::string& type,
+                      const std::string& real, const std::string& transposed_dims) {
+  const bool complex = type == "c64" || type == "c128";
+  const std::string transposed = complex ? name + "_t" : name;
+  std::string text = absl::StrFormat("  %s = %s[%s] transpose(%s), dimensions={0,2,1}\n",
+                                     transposed, type, transposed_dims, x);
+  if (complex) {
+    text += absl::StrFormat(
+        "  %s_re = %s[%s] real(%s)\n  %s_im = %s[%s] imag(%s)\n  %s_neg = %s[%s] negate(%s_im)\n"
+        "  %s = %s[%s] complex(%s_re, %s_neg)\n",
+        name, real, transposed_dims, transposed, name, real, transposed_dims, transposed, name,
+        real, transposed_dims, name, name, type, transposed_dims, name, name);
+  }
+  return text;
+}
+
+std::string RealTypeName(const std::string& type) {
+  return type == "c64" ? "f32" : type == "c128" ? "f64" : type;
+}
+
+std::string LapackLetter(const std::string& type) {
+  return type == "f32" ? "s" : type == "f64" ? "d" : type == "c64" ? "c" : "z";
+}
+
+std::string EigenModule(const std::string& type, int64_t batch, int64_t n, const char* uplo) {
+  const std::string real = RealTypeName(type);
+  const bool complex = real != type;
+  const std::string square = absl::StrCat(batch, ",", n, ",", n);
+  std::string text = absl::StrFormat(
+      R"(HloModule m
+ENTRY e {
+  a = %s[%s]{1,2,0} parameter(0)
+  r = (%s[%s]{1,2,0}, %s[%d,%d], s32[%d]) custom-call(a), custom_call_target="lapack_%s%s_ffi", output_to_operand_aliasing={{0}: (0, {})}, api_version=API_VERSION_TYPED_FFI, backend_config={mode = 86 : ui8, uplo = %s : ui8}
+  v = %s[%s]{1,2,0} get-tuple-element(r), index=0
+  w = %s[%d,%d] get-tuple-element(r), index=1
+  info = s32[%d] get-tuple-element(r), index=2
+)",
+      type, square, type, square, real, batch, n, batch, LapackLetter(type),
+      complex ? "heevd" : "syevd", uplo, type, square, real, batch, n, batch);
+  text += AdjointOp("vh", "v", type, real, square);
+  text += absl::StrFormat(
+      R"(  wt = %s[%d,%d] convert(w)
+  wb = %s[%s] broadcast(wt), dimensions={0,2}
+  vw = %s[%s] multiply(v, wb)
+  rec = %s[%s] dot(vw, vh), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  gram = %s[%s] dot(vh, v), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  ROOT t = (%s[%d,%d], %s[%s], %s[%s], s32[%d]) tuple(w, rec, gram, info)
+})",
+      type, batch, n, type, square, type, square, type, square, type, square, real, batch, n, type,
+      square, type, square, batch);
+  return text;
+}
+
+// mode: 'A', 'S' or 'N' (the raw u and vt then, zero on both sides).
+std::string SvdModule(const std::string& type, int64_t batch, int64_t m, int64_t n, char mode) {
+  const std::string real = RealTypeName(type);
+  const int64_t k = std::min(m, n);
+  const bool full = mode != 'S';
+  const int64_t u_cols = full ? m : k, vt_rows = full ? n : k;
+  auto dims = [&](int64_t r, int64_t c) { return absl::StrCat(batch, ",", r, ",", c); };
+  std::string text = absl::StrFormat(
+      R"(HloModule m
+ENTRY e {
+  a = %s[%s]{1,2,0} parameter(0)
+  r = (%s[%s]{1,2,0}, %s[%d,%d], %s[%s]{1,2,0}, %s[%s]{1,2,0}, s32[%d]) custom-call(a), custom_call_target="lapack_%sgesdd_ffi", output_to_operand_aliasing={{0}: (0, {})}, api_version=API_VERSION_TYPED_FFI, backend_config={mode = %d : ui8}
+  s = %s[%d,%d] get-tuple-element(r), index=1
+  u = %s[%s]{1,2,0} get-tuple-element(r), index=2
+  vt = %s[%s]{1,2,0} get-tuple-element(r), index=3
+  info = s32[%d] get-tuple-element(r), index=4
+)",
+      type, dims(m, n), type, dims(m, n), real, batch, k, type, dims(m, u_cols), type,
+      dims(vt_rows, n), batch, LapackLetter(type), static_cast<int>(mode), real, batch, k, type,
+      dims(m, u_cols), type, dims(vt_rows, n), batch);
+  if (mode == 'N') {
+    return text + absl::StrFormat(
+                      "  ROOT t = (%s[%d,%d], %s[%s], %s[%s], s32[%d]) tuple(s, u, vt, info)\n}",
+                      real, batch, k, type, dims(m, u_cols), type, dims(vt_rows, n), batch);
+  }
+  text += AdjointOp("uh", "u", type, real, dims(u_cols, m));
+  text += AdjointOp("vh", "vt", type, real, dims(n, vt_rows));
+  text += absl::StrFormat(
+      R"(  uk = %s[%s] slice(u), slice={[0:%d], [0:%d], [0:%d]}
+  vk = %s[%s] slice(vt), slice={[0:%d], [0:%d], [0:%d]}
+  st = %s[%d,%d] convert(s)
+  sb = %s[%s] broadcast(st), dimensions={0,2}
+  us = %s[%s] multiply(uk, sb)
+  rec = %s[%s] dot(us, vk), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  ugram = %s[%s] dot(uh, u), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  vgram = %s[%s] dot(vt, vh), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  ROOT t = (%s[%d,%d], %s[%s], %s[%s], %s[%s], s32[%d]) tuple(s, rec, ugram, vgram, info)
+})",
+      type, dims(m, k), batch, m, k, type, dims(k, n), batch, k, n, type, batch, k, type,
+      dims(m, k), type, dims(m, k), type, dims(m, n), type, dims(u_cols, u_cols), type,
+      dims(vt_rows, vt_rows), real, batch, k, type, dims(m, n), type, dims(u_cols, u_cols), type,
+      dims(vt_rows, vt_rows), batch);
+  return text;
+}
+
+void CheckSpectralModule(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status() << "\n" << text;
+  std::vector<Literal> arguments;
+  arguments.push_back(Matrices((*module)->entry_computation()->parameter_instruction(0)->shape(),
+                               Kind::kGeneral, 8));
+  CheckNative(text, std::move(arguments));
+}
+
+TEST(LinalgTest, HermitianEigenMatchesTheEvaluator) {
+  // f32 and c64 to order 37 (their sums' rounding at 130 nears the
+  // tolerance), f64 and c128 to 130; a batch of 3 split over threads.
+  for (const auto& [type, n] : std::vector<std::pair<std::string, int64_t>>{{"f32", 1},
+                                                                            {"f32", 6},
+                                                                            {"f32", 37},
+                                                                            {"c64", 5},
+                                                                            {"c64", 37},
+                                                                            {"f64", 130},
+                                                                            {"c128", 17},
+                                                                            {"c128", 130}}) {
+    for (const char* uplo : {"76", "85"}) CheckSpectralModule(EigenModule(type, 3, n, uplo));
+  }
+}
+
+TEST(LinalgTest, SvdMatchesTheEvaluator) {
+  for (const auto& [type, m, n] :
+       std::vector<std::tuple<std::string, int64_t, int64_t>>{{"f32", 1, 1},
+                                                              {"f32", 6, 4},
+                                                              {"f32", 4, 6},
+                                                              {"f32", 37, 20},
+                                                              {"c64", 20, 37},
+                                                              {"c64", 5, 5},
+                                                              {"f64", 130, 70},
+                                                              {"c128", 70, 130},
+                                                              {"f32", 0, 3}}) {
+    for (char mode : {'A', 'S', 'N'}) CheckSpectralModule(SvdModule(type, 2, m, n, mode));
   }
 }
 

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/eigen_dot.h"
 #include "backends/cpu/onednn_gemm.h"
+#include "backends/cpu/spectral_kernels.h"
 #include "backends/cpu/transpose_tile.h"
 #include "hlo/ir/hlo_instruction.h"
 #include "hlo/ir/literal.h"
@@ -449,6 +450,48 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
     case LinalgKind::kQr:
     case LinalgKind::kHouseholderProduct:
       return;  // PlanLinalg refuses them
+    case LinalgKind::kHermitianEigen: {
+      using Real = typename Eigen::NumTraits<T>::Real;
+      Matrix<T> a(op.rows, op.cols);
+      CopyIn(a_data, plan.operands[0], batch, a);
+      // The eigensolver reads the lower triangle: the upper one's, mirrored.
+      if (!op.lower) a = a.adjoint().eval();
+      std::vector<Real> w(op.rows);
+      const bool converged = HermitianEigen(op.rows, a.data(), w.data(), op.vectors);
+      CopyOut(a, plan.results[0], batch, out);
+      Real* values = static_cast<Real*>(results[1]);
+      for (int64_t i = 0; i < op.rows; ++i) values[plan.results[1].Offset(batch, i)] = w[i];
+      static_cast<int32_t*>(results[2])[plan.results[2].Offset(batch)] = converged ? 0 : 1;
+      return;
+    }
+    case LinalgKind::kSvd: {
+      using Real = typename Eigen::NumTraits<T>::Real;
+      const int64_t k = std::min(op.rows, op.cols);
+      const int64_t u_cols = op.full_matrices ? op.rows : k;
+      const int64_t vt_rows = op.full_matrices ? op.cols : k;
+      Matrix<T> a(op.rows, op.cols), u(op.rows, u_cols), vt(vt_rows, op.cols);
+      CopyIn(a_data, plan.operands[0], batch, a);
+      std::vector<Real> s(k);
+      bool converged = true;
+      if (k == 0) {  // a full U or V^H of an empty matrix is the identity
+        u.setZero();
+        vt.setZero();
+        if (op.vectors) {
+          u.setIdentity();
+          vt.setIdentity();
+        }
+      } else {
+        converged = Svd(op.rows, op.cols, a.data(), s.data(), op.vectors, u_cols, u.data(), vt_rows,
+                        vt.data());
+      }
+      CopyOut(a, plan.results[0], batch, out);  // LAPACK destroys it: unspecified
+      Real* values = static_cast<Real*>(results[1]);
+      for (int64_t i = 0; i < k; ++i) values[plan.results[1].Offset(batch, i)] = s[i];
+      CopyOut(u, plan.results[2], batch, static_cast<T*>(results[2]));
+      CopyOut(vt, plan.results[3], batch, static_cast<T*>(results[3]));
+      static_cast<int32_t*>(results[4])[plan.results[4].Offset(batch)] = converged ? 0 : 1;
+      return;
+    }
     case LinalgKind::kTriangularSolve: {
       const int64_t side = op.left_side ? op.rows : op.cols;
       Matrix<T> a(side, side), b(op.rows, op.cols);
@@ -549,7 +592,15 @@ absl::StatusOr<LinalgPlan> PlanLinalg(const HloInstruction& hlo) {
     return plan;
   }
   plan.results.emplace_back(hlo.shape().tuple_shapes(0), 2);
-  if (plan.op.kind == LinalgKind::kLu) {
+  if (plan.op.kind == LinalgKind::kHermitianEigen) {
+    plan.results.emplace_back(hlo.shape().tuple_shapes(1), 1);
+    plan.results.emplace_back(hlo.shape().tuple_shapes(2), 0);
+  } else if (plan.op.kind == LinalgKind::kSvd) {
+    plan.results.emplace_back(hlo.shape().tuple_shapes(1), 1);
+    plan.results.emplace_back(hlo.shape().tuple_shapes(2), 2);
+    plan.results.emplace_back(hlo.shape().tuple_shapes(3), 2);
+    plan.results.emplace_back(hlo.shape().tuple_shapes(4), 0);
+  } else if (plan.op.kind == LinalgKind::kLu) {
     plan.results.emplace_back(hlo.shape().tuple_shapes(1), 1);
     plan.results.emplace_back(hlo.shape().tuple_shapes(2), 0);
   } else {
@@ -563,8 +614,9 @@ absl::Status RunLinalg(const LinalgPlan& plan, absl::Span<const void* const> ope
   if (operands.size() != plan.operands.size() || results.size() != plan.results.size()) {
     return absl::InternalError("linalg thunk: buffer count does not match the plan");
   }
-  if (plan.op.rows == 0 || plan.op.cols == 0) {
+  if ((plan.op.rows == 0 || plan.op.cols == 0) && plan.op.kind != LinalgKind::kSvd) {
     // Empty matrices: nothing to factor; info (and no pivots) are zero.
+    // (An empty SVD's full U or V^H is still an identity.)
     if (plan.op.lapack && plan.op.kind != LinalgKind::kTriangularSolve) {
       int32_t* info = static_cast<int32_t*>(results.back());
       for (int64_t b = 0; b < plan.op.batch; ++b) info[plan.results.back().Offset(b)] = 0;

@@ -2,6 +2,7 @@
 #include "hlo/analysis/linalg_op.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,7 +55,8 @@ bool ParseLapackTarget(absl::string_view target, PrimitiveType* type, absl::stri
   *routine = target.substr(1);
   const bool complex = IsComplexType(*type);
   return *routine == "potrf" || *routine == "getrf" || *routine == "trsm" || *routine == "geqrf" ||
-         *routine == (complex ? "ungqr" : "orgqr");
+         *routine == (complex ? "ungqr" : "orgqr") || *routine == (complex ? "heevd" : "syevd") ||
+         *routine == "gesdd" || *routine == "gesvd";
 }
 
 // The integer entries of an MLIR attribute dictionary such as
@@ -140,6 +142,59 @@ absl::Status ExpectTupleResult(const HloInstruction& hlo, int64_t count, const S
                                      matrices.ToString()));
   }
   return absl::OkStatus();
+}
+
+// Checks that `shape` (result `index`, `what`) is `type`[dims].
+absl::Status ExpectArrayOf(const HloInstruction& hlo, const Shape& shape, PrimitiveType type,
+                           const std::vector<int64_t>& dims, int index, absl::string_view what) {
+  if (!shape.IsArray() || shape.element_type() != type || shape.dimensions() != dims) {
+    return Invalid(hlo,
+                   absl::StrCat("result ", index, " (", what, ") is ", shape.ToString(), ", not ",
+                                PrimitiveTypeName(type), "[", absl::StrJoin(dims, ","), "]"));
+  }
+  return absl::OkStatus();
+}
+
+std::vector<int64_t> Append(std::vector<int64_t> dims, std::initializer_list<int64_t> more) {
+  dims.insert(dims.end(), more.begin(), more.end());
+  return dims;
+}
+
+// The type of eigenvalues and singular values: a complex type's component.
+PrimitiveType RealTypeOf(PrimitiveType type) {
+  return IsComplexType(type) ? ComplexComponentType(type) : type;
+}
+
+// syevd, heevd: (vectors, eigenvalues, info).
+absl::Status CheckHermitianEigen(const HloInstruction& hlo, const Shape& a, LinalgOp* op) {
+  if (op->rows != op->cols) return Invalid(hlo, "the matrices are not square");
+  TS_RETURN_IF_ERROR(ExpectTupleResult(hlo, 3, a));
+  const std::vector<int64_t> batch = Leading(a);
+  TS_RETURN_IF_ERROR(ExpectArrayOf(hlo, hlo.shape().tuple_shapes(1), RealTypeOf(op->type),
+                                   Append(batch, {op->rows}), 1, "eigenvalues"));
+  return ExpectS32(hlo, hlo.shape().tuple_shapes(2), batch, "result 2 (info)");
+}
+
+// gesdd, gesvd: (a, s, u, vt, info), u and vt full or with k columns
+// (rows); mode 'N' may have either.
+absl::Status CheckSvd(const HloInstruction& hlo, const Shape& a, char mode, LinalgOp* op) {
+  TS_RETURN_IF_ERROR(ExpectTupleResult(hlo, 5, a));
+  const std::vector<int64_t> batch = Leading(a);
+  const int64_t m = op->rows, n = op->cols, k = std::min(m, n);
+  TS_RETURN_IF_ERROR(ExpectArrayOf(hlo, hlo.shape().tuple_shapes(1), RealTypeOf(op->type),
+                                   Append(batch, {k}), 1, "singular values"));
+  op->vectors = mode != 'N';
+  op->full_matrices = mode == 'A';
+  if (mode == 'N') {
+    const Shape& u = hlo.shape().tuple_shapes(2);
+    op->full_matrices = u.IsArray() && u.dimensions() == Append(batch, {m, m});
+  }
+  const int64_t u_cols = op->full_matrices ? m : k, vt_rows = op->full_matrices ? n : k;
+  TS_RETURN_IF_ERROR(ExpectArrayOf(hlo, hlo.shape().tuple_shapes(2), op->type,
+                                   Append(batch, {m, u_cols}), 2, "u"));
+  TS_RETURN_IF_ERROR(ExpectArrayOf(hlo, hlo.shape().tuple_shapes(3), op->type,
+                                   Append(batch, {vt_rows, n}), 3, "vt"));
+  return ExpectS32(hlo, hlo.shape().tuple_shapes(4), batch, "result 4 (info)");
 }
 
 void SetBatch(const Shape& shape, LinalgOp* op) {
@@ -234,6 +289,21 @@ absl::StatusOr<LinalgOp> DescribeLapackCall(const HloInstruction& hlo, Primitive
     }
     return op;
   }
+  if (routine == "syevd" || routine == "heevd") {
+    op.kind = LinalgKind::kHermitianEigen;
+    TS_ASSIGN_OR_RETURN(char mode, CharAttribute(hlo, attributes, "mode", "VN"));
+    TS_ASSIGN_OR_RETURN(char uplo, CharAttribute(hlo, attributes, "uplo", "LU"));
+    op.vectors = mode == 'V';
+    op.lower = uplo == 'L';
+    TS_RETURN_IF_ERROR(CheckHermitianEigen(hlo, a, &op));
+    return op;
+  }
+  if (routine == "gesdd" || routine == "gesvd") {
+    op.kind = LinalgKind::kSvd;
+    TS_ASSIGN_OR_RETURN(char mode, CharAttribute(hlo, attributes, "mode", "ASN"));
+    TS_RETURN_IF_ERROR(CheckSvd(hlo, a, mode, &op));
+    return op;
+  }
   if (routine == "potrf") {
     op.kind = LinalgKind::kCholesky;
     TS_ASSIGN_OR_RETURN(char uplo, CharAttribute(hlo, attributes, "uplo", "LU"));
@@ -279,7 +349,8 @@ absl::StatusOr<LinalgOp> DescribeLinalgOp(const HloInstruction& hlo) {
     absl::string_view routine;
     if (!ParseLapackTarget(hlo.attrs().custom_call_target, &type, &routine)) {
       return Invalid(hlo,
-                     "not a LAPACK call Tessera knows (potrf, getrf, trsm, geqrf, orgqr, ungqr)");
+                     "not a LAPACK call Tessera knows (potrf, getrf, trsm, geqrf, orgqr, ungqr, "
+                     "syevd, heevd, gesdd, gesvd)");
     }
     return DescribeLapackCall(hlo, type, routine);
   }

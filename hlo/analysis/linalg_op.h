@@ -8,12 +8,17 @@
 //   lapack_?trsm_ffi(a, b) -> x                                          triangular solve
 //   lapack_?geqrf_ffi(a) -> (reflectors and R, taus [batch, min(m,n)])  QR
 //   lapack_?orgqr_ffi(a, taus) -> q  (?ungqr for complex)                Q from reflectors
+//   lapack_{s,d}syevd_ffi, lapack_{c,z}heevd_ffi(a)
+//       -> (vectors, eigenvalues [batch, n] real, info s32[batch])       Hermitian eigen
+//   lapack_?gesdd_ffi, lapack_?gesvd_ffi(a)
+//       -> (a, s [batch, min(m,n)] real, u, vt, info s32[batch])         SVD
 //
 // with ? one of s, d, c, z (f32, f64, c64, c128), the matrices in the last
 // two dimensions and any leading dimensions a batch.  Their attributes come
 // as an MLIR dictionary in backend_config, `{uplo = 76 : ui8, ...}`, of
 // LAPACK's character codes ('L' 76, 'U' 85, 'N' 78, 'T' 84, 'C' 67).
-// jnp.linalg.cholesky, solve, inv, det, slogdet, qr, jax.scipy.linalg.lu_factor,
+// jnp.linalg.cholesky, solve, inv, det, slogdet, qr, eigh, eigvalsh, svd,
+// pinv, lstsq, matrix_rank, norm(ord=2), jax.scipy.linalg.lu_factor,
 // cho_solve and solve_triangular lower to these.
 //
 // Semantics, on the logical matrices (layouts do not matter):
@@ -39,6 +44,19 @@
 //     none (tau 0) where the tail is zero and alpha real.
 //   Householder product (org2r, ung2r): the first n columns of
 //     H(0) ... H(k-1), from k reflectors stored as QR leaves them.
+//   Hermitian eigen (syevd, heevd; `vectors` is mode 'V', else 'N'):
+//     A = V diag(w) V^H from A's `lower` (or upper) triangle, the other
+//     one taken as its conjugate transpose; w ascending, V's columns
+//     orthonormal (each one's sign, or complex phase, is free: LAPACK
+//     builds differ in it).  With mode 'N' result 0 is unspecified.
+//   SVD (gesdd, gesvd; mode 'A' `vectors` and `full_matrices`, 'S'
+//     vectors only, 'N' neither): A = U diag(s) V^H, s descending and
+//     non-negative; U is m x m ('A') or m x k, vt = V^H n x n or k x n,
+//     k = min(m, n), their columns (rows of vt) orthonormal, completed to a
+//     basis with 'A'; the pairs' signs (phases) are free.  Result 0 (the
+//     operand, which LAPACK destroys) and, with 'N', u and vt (shaped as for
+//     'A' or 'S') are unspecified.  LAPACK's mode 'O' is not supported.
+//   Neither reports a failure to converge (info 0) for finite input.
 #ifndef TESSERA_HLO_ANALYSIS_LINALG_OP_H_
 #define TESSERA_HLO_ANALYSIS_LINALG_OP_H_
 
@@ -52,7 +70,15 @@ namespace tessera {
 
 class HloInstruction;
 
-enum class LinalgKind { kCholesky, kLu, kTriangularSolve, kQr, kHouseholderProduct };
+enum class LinalgKind {
+  kCholesky,
+  kLu,
+  kTriangularSolve,
+  kQr,
+  kHouseholderProduct,
+  kHermitianEigen,
+  kSvd,
+};
 enum class LinalgTranspose { kNone, kTranspose, kAdjoint };
 
 struct LinalgOp {
@@ -70,6 +96,8 @@ struct LinalgOp {
   LinalgTranspose transpose = LinalgTranspose::kNone;
   bool unit_diagonal = false;
   int64_t reflectors = 0;  // Householder product: k
+  bool vectors = true;     // eigen and SVD: eigenvectors, U and V^H wanted
+  bool full_matrices = true;  // SVD: U m x m and vt n x n (else k columns, rows)
 };
 
 // Whether `hlo` is one of the ops above (by opcode or custom-call target);

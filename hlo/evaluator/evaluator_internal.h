@@ -9,6 +9,7 @@
 #ifndef TESSERA_HLO_EVALUATOR_EVALUATOR_INTERNAL_H_
 #define TESSERA_HLO_EVALUATOR_EVALUATOR_INTERNAL_H_
 
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -26,6 +27,9 @@
 #include "hlo/ir/status_macros.h"
 
 namespace tessera {
+
+struct LinalgOp;
+
 namespace evaluator_internal {
 
 using Operands = absl::Span<const Literal* const>;
@@ -80,6 +84,10 @@ absl::StatusOr<Literal> EvaluateFft(const HloInstruction& hlo, Operands operands
 // evaluator_linalg.cc: cholesky, triangular-solve, and JAX's LAPACK custom
 // calls (hlo/analysis/linalg_op.h).
 absl::StatusOr<Literal> EvaluateLinalg(const HloInstruction& hlo, Operands operands);
+// evaluator_spectral.cc: the Hermitian eigendecomposition and the SVD of
+// EvaluateLinalg (LinalgKind kHermitianEigen, kSvd), by Jacobi rotations.
+absl::StatusOr<Literal> EvaluateSpectral(const HloInstruction& hlo, const LinalgOp& op,
+                                         const Literal& a);
 // evaluator_gather_scatter.cc: gather, scatter.
 absl::StatusOr<Literal> EvaluateGatherOrScatter(const HloInstruction& hlo, Operands operands);
 // evaluator_sort.cc: sort, topk.
@@ -99,6 +107,33 @@ absl::StatusOr<Literal> EvaluateCollective(const HloInstruction& hlo, Operands o
 
 template <typename T>
 constexpr bool kIsComplex = std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
+// Complex conjugate, real and imaginary parts, the identities (and 0) on
+// real types.
+template <typename T>
+T Conj(T x) {
+  if constexpr (kIsComplex<T>) {
+    return std::conj(x);
+  } else {
+    return x;
+  }
+}
+template <typename T>
+auto RealPart(T x) {
+  if constexpr (kIsComplex<T>) {
+    return x.real();
+  } else {
+    return x;
+  }
+}
+template <typename T>
+auto ImagPart(T x) {
+  if constexpr (kIsComplex<T>) {
+    return x.imag();
+  } else {
+    return decltype(x)(0);
+  }
+}
+
 template <typename T>
 constexpr bool kIsSmallFloat = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
 template <typename T>

@@ -1,5 +1,5 @@
 // cholesky, triangular-solve, and JAX's LAPACK calls (potrf, getrf, trsm,
-// geqrf, orgqr/ungqr):
+// geqrf, orgqr/ungqr; syevd/heevd and gesdd/gesvd in evaluator_spectral.cc):
 // the semantics of hlo/analysis/linalg_op.h as textbook unblocked algorithms, one
 // matrix of the batch at a time, in the element type.  Row-major literal
 // data puts matrix b's element (i, j) at b * rows * cols + i * cols + j.
@@ -15,24 +15,6 @@
 namespace tessera {
 namespace evaluator_internal {
 namespace {
-
-template <typename T>
-T Conj(T x) {
-  if constexpr (kIsComplex<T>) {
-    return std::conj(x);
-  } else {
-    return x;
-  }
-}
-
-template <typename T>
-auto RealPart(T x) {
-  if constexpr (kIsComplex<T>) {
-    return x.real();
-  } else {
-    return x;
-  }
-}
 
 // LAPACK's pivot score (i?amax): |x|, or |re| + |im| for complex.
 template <typename T>
@@ -150,15 +132,6 @@ void TriangularSolve(const LinalgOp& op, const T* a, T* b) {
       }
       x[j] = sum / op_a(j, j);
     }
-  }
-}
-
-template <typename T>
-auto ImagPart(T x) {
-  if constexpr (kIsComplex<T>) {
-    return x.imag();
-  } else {
-    return decltype(x)(0);
   }
 }
 
@@ -294,6 +267,9 @@ absl::StatusOr<Literal> Evaluate(const HloInstruction& hlo, const LinalgOp& op, 
       }
       return q;
     }
+    case LinalgKind::kHermitianEigen:
+    case LinalgKind::kSvd:
+      return EvaluateSpectral(hlo, op, *operands[0]);
     case LinalgKind::kTriangularSolve: {
       Literal x = *operands[1];
       const int64_t side = op.left_side ? op.rows : op.cols;

@@ -1,7 +1,9 @@
-// cholesky, triangular-solve and JAX's LAPACK calls (potrf, getrf, trsm)
-// on small matrices with known factors and solutions, and the errors of
-// malformed calls.
+// cholesky, triangular-solve and JAX's LAPACK calls (potrf, getrf, trsm,
+// geqrf, syevd/heevd, gesdd/gesvd) on small matrices with known factors,
+// solutions and spectra, and the errors of malformed calls.
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -155,10 +157,118 @@ TEST(EvaluatorLinalgTest, MalformedCallsAreClearErrors) {
   EXPECT_THAT(error(EvaluateRoot(Call("f32[2,2]", "p0, p1", "lapack_sorgqr_ffi", ""),
                                  {a, L("f32[3]", "{1, 1, 1}")})),
               HasSubstr("needs reflectors <= columns <= rows"));
+  EXPECT_THAT(error(EvaluateRoot(Call("(f32[2,2], f32[2], f32[2,2], f32[2,2], s32[])", "p0",
+                                      "lapack_sgesdd_ffi", "mode = 79 : ui8"),
+                                 {a})),
+              HasSubstr("'mode' is 79, not one of 'ASN'"));
+  EXPECT_THAT(error(EvaluateRoot(Call("(f32[2,2], f32[3], f32[2,2], f32[2,2], s32[])", "p0",
+                                      "lapack_sgesdd_ffi", "mode = 65 : ui8"),
+                                 {a})),
+              HasSubstr("result 1 (singular values) is f32[3], not f32[2]"));
+  EXPECT_THAT(error(EvaluateRoot(Call("(f32[2,2], f32[2], f32[2,1], f32[2,2], s32[])", "p0",
+                                      "lapack_sgesdd_ffi", "mode = 65 : ui8"),
+                                 {a})),
+              HasSubstr("result 2 (u) is f32[2,1], not f32[2,2]"));
+  EXPECT_THAT(error(EvaluateRoot(Call("(c64[2,2], c64[2], s32[])", "p0", "lapack_cheevd_ffi",
+                                      "mode = 86 : ui8, uplo = 76 : ui8"),
+                                 {L("c64[2,2]", "{{(1, 0), (0, 0)}, {(0, 0), (1, 0)}}")})),
+              HasSubstr("result 1 (eigenvalues) is c64[2], not f32[2]"));
+  EXPECT_THAT(error(EvaluateRoot(Call("(f32[2,3], f32[2], s32[])", "p0", "lapack_ssyevd_ffi",
+                                      "mode = 86 : ui8, uplo = 76 : ui8"),
+                                 {L("f32[2,3]", "{{1, 2, 3}, {4, 5, 6}}")})),
+              HasSubstr("not square"));
   // Other LAPACK routines stay unsupported, by name.
-  EXPECT_THAT(error(EvaluateRoot(
-                  Call("(f32[2], f32[2,2], f32[2,2], s32[])", "p0", "lapack_sgesdd_ffi", ""), {a})),
-              HasSubstr("'lapack_sgesdd_ffi' is not supported"));
+  EXPECT_THAT(
+      error(EvaluateRoot(
+          Call("(f32[2], f32[2], f32[2,2], f32[2,2], s32[])", "p0", "lapack_sgeev_ffi", ""), {a})),
+      HasSubstr("'lapack_sgeev_ffi' is not supported"));
+}
+
+// sum_k u(i, k) s(k) vt(k, j) of the row-major 2 x 2 u, vt.
+std::vector<float> Reconstruct2x2(absl::Span<const float> u, absl::Span<const float> s,
+                                  absl::Span<const float> vt) {
+  std::vector<float> a(4, 0);
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      for (int k = 0; k < 2; ++k) a[i * 2 + j] += u[i * 2 + k] * s[k] * vt[k * 2 + j];
+    }
+  }
+  return a;
+}
+
+TEST(EvaluatorLinalgTest, HermitianEigenFromOneTriangle) {
+  // [[2, 1], [1, 2]]: eigenvalues 1 and 3, vectors (1, -1) and (1, 1) / sqrt 2;
+  // the upper call reads only the upper triangle (99 is junk).
+  for (const auto& [config, matrix] :
+       {std::pair{"mode = 86 : ui8, uplo = 76 : ui8", "{{2, 99}, {1, 2}}"},
+        std::pair{"mode = 86 : ui8, uplo = 85 : ui8", "{{2, 1}, {99, 2}}"}}) {
+    absl::StatusOr<Literal> eigen =
+        EvaluateRoot(Call("(f32[2,2], f32[2], s32[])", "p0", "lapack_ssyevd_ffi", config),
+                     {L("f32[2,2]", matrix)});
+    ASSERT_TRUE(eigen.ok()) << eigen.status();
+    EXPECT_TRUE(LiteralsNear(L("f32[2]", "{1, 3}"), eigen->tuple_element(1), 1e-6, 1e-6));
+    absl::Span<const float> v = eigen->tuple_element(0).data<float>();
+    for (float x : v) EXPECT_NEAR(std::abs(x), 1 / std::sqrt(2.0f), 1e-6) << config;
+    EXPECT_NEAR(v[0], -v[2], 1e-6) << "the first vector is (1, -1) up to sign";
+    EXPECT_NEAR(v[1], v[3], 1e-6) << "the second is (1, 1) up to sign";
+    EXPECT_TRUE(LiteralsEqual(L("s32[]", "0"), eigen->tuple_element(2)));
+  }
+  // Hermitian [[2, i], [-i, 2]]: eigenvalues 1 and 3 (real, of type f32).
+  absl::StatusOr<Literal> complex =
+      EvaluateRoot(Call("(c64[2,2], f32[2], s32[])", "p0", "lapack_cheevd_ffi",
+                        "mode = 86 : ui8, uplo = 76 : ui8"),
+                   {L("c64[2,2]", "{{(2, 0), (0, 1)}, {(0, -1), (2, 0)}}")});
+  ASSERT_TRUE(complex.ok()) << complex.status();
+  EXPECT_TRUE(LiteralsNear(L("f32[2]", "{1, 3}"), complex->tuple_element(1), 1e-6, 1e-6));
+  // Non-finite input: NaN, not an endless iteration.
+  absl::StatusOr<Literal> nan =
+      EvaluateRoot(Call("(f64[2,2], f64[2], s32[])", "p0", "lapack_dsyevd_ffi",
+                        "mode = 78 : ui8, uplo = 76 : ui8"),
+                   {L("f64[2,2]", "{{1, 0}, {nan, 1}}")});
+  ASSERT_TRUE(nan.ok()) << nan.status();
+  EXPECT_TRUE(std::isnan(nan->tuple_element(1).data<double>()[0]));
+}
+
+TEST(EvaluatorLinalgTest, SvdKnownAnswers) {
+  // diag(3, -4): singular values 4, 3, and U S V^T gives it back.
+  absl::StatusOr<Literal> svd = EvaluateRoot(Call("(f32[2,2], f32[2], f32[2,2], f32[2,2], s32[])",
+                                                  "p0", "lapack_sgesdd_ffi", "mode = 65 : ui8"),
+                                             {L("f32[2,2]", "{{3, 0}, {0, -4}}")});
+  ASSERT_TRUE(svd.ok()) << svd.status();
+  EXPECT_TRUE(LiteralsNear(L("f32[2]", "{4, 3}"), svd->tuple_element(1), 1e-6, 1e-6));
+  EXPECT_THAT(
+      Reconstruct2x2(svd->tuple_element(2).data<float>(), svd->tuple_element(1).data<float>(),
+                     svd->tuple_element(3).data<float>()),
+      ::testing::Pointwise(::testing::FloatNear(1e-6), std::vector<float>{3, 0, 0, -4}));
+  // Rank one [[1, 1], [1, 1]]: 2 and 0, U still orthogonal (its second
+  // column a completion of the first).
+  absl::StatusOr<Literal> rank_one =
+      EvaluateRoot(Call("(f32[2,2], f32[2], f32[2,2], f32[2,2], s32[])", "p0", "lapack_sgesvd_ffi",
+                        "mode = 83 : ui8"),
+                   {L("f32[2,2]", "{{1, 1}, {1, 1}}")});
+  ASSERT_TRUE(rank_one.ok()) << rank_one.status();
+  EXPECT_TRUE(LiteralsNear(L("f32[2]", "{2, 0}"), rank_one->tuple_element(1), 1e-6, 1e-6));
+  absl::Span<const float> u = rank_one->tuple_element(2).data<float>();
+  EXPECT_NEAR(u[0] * u[1] + u[2] * u[3], 0, 1e-6);
+  EXPECT_NEAR(u[1] * u[1] + u[3] * u[3], 1, 1e-6);
+  // Tall 3 x 2 with full U: its third column completes the basis (+-e3).
+  absl::StatusOr<Literal> tall = EvaluateRoot(Call("(f64[3,2], f64[2], f64[3,3], f64[2,2], s32[])",
+                                                   "p0", "lapack_dgesdd_ffi", "mode = 65 : ui8"),
+                                              {L("f64[3,2]", "{{0, 2}, {1, 0}, {0, 0}}")});
+  ASSERT_TRUE(tall.ok()) << tall.status();
+  EXPECT_TRUE(LiteralsNear(L("f64[2]", "{2, 1}"), tall->tuple_element(1), 1e-12, 1e-12));
+  absl::Span<const double> full_u = tall->tuple_element(2).data<double>();
+  EXPECT_NEAR(std::abs(full_u[0 * 3 + 0]), 1, 1e-12);  // column 0 is +-e1 (s = 2)
+  EXPECT_NEAR(std::abs(full_u[1 * 3 + 1]), 1, 1e-12);  // column 1 is +-e2
+  EXPECT_NEAR(std::abs(full_u[2 * 3 + 2]), 1, 1e-12);  // the completion +-e3
+  // Values only ('N'): u and vt zero.
+  absl::StatusOr<Literal> values =
+      EvaluateRoot(Call("(f32[2,2], f32[2], f32[2,2], f32[2,2], s32[])", "p0", "lapack_sgesdd_ffi",
+                        "mode = 78 : ui8"),
+                   {L("f32[2,2]", "{{0, 5}, {0, 0}}")});
+  ASSERT_TRUE(values.ok()) << values.status();
+  EXPECT_TRUE(LiteralsNear(L("f32[2]", "{5, 0}"), values->tuple_element(1), 1e-6, 1e-6));
+  EXPECT_TRUE(LiteralsEqual(L("f32[2,2]", "{{0, 0}, {0, 0}}"), values->tuple_element(2)));
 }
 
 }  // namespace

@@ -1,7 +1,12 @@
 """Writes the JAX linear-algebra programs that linalg_test runs, with XLA's
 results: jnp.linalg and jax.scipy.linalg functions, which JAX's CPU lowering
 turns into LAPACK custom calls (lapack_?potrf_ffi, ?getrf, ?trsm, ?geqrf,
-?orgqr/?ungqr).
+?orgqr/?ungqr, ?syevd/?heevd, ?gesdd, ?gesvd).
+
+Eigenvectors and singular vectors are unique only up to sign (a complex
+phase), which LAPACK builds choose differently, so those programs return
+what does not depend on it: values, |vectors|, reconstructions and Gram
+matrices.
 
   jax_linalg/<case>/module.hlo   jax.jit(f).lower(...).as_text(dialect="hlo")
   jax_linalg/<case>/in<i>.npy    the inputs
@@ -96,10 +101,58 @@ def triangular_cases():
            [lower_triangle(4, 4, dtype=np.complex128), general(2, 4, dtype=np.complex128)], 1e-10)
 
 
+def hermitian(*shape, dtype=np.float32):
+    x = general(*shape, dtype=dtype)
+    return ((x + np.conj(np.swapaxes(x, -1, -2))) / 2).astype(dtype)
+
+
+def eigh_invariants(a, **kwargs):
+    w, v = jnp.linalg.eigh(a, **kwargs)
+    vh = jnp.conj(jnp.swapaxes(v, -1, -2))
+    return w, jnp.abs(v), (v * w[..., None, :]) @ vh, vh @ v
+
+
+def svd_invariants(a, full_matrices):
+    u, s, vt = jnp.linalg.svd(a, full_matrices=full_matrices)
+    k = s.shape[-1]
+    uh = jnp.conj(jnp.swapaxes(u, -1, -2))
+    vh = jnp.conj(jnp.swapaxes(vt, -1, -2))
+    # The first k pairs are unique up to phase; the rest of a full U or V^H
+    # is any orthonormal completion.
+    return (s, jnp.abs(u[..., :k]), jnp.abs(vt[..., :k, :]),
+            (u[..., :k] * s[..., None, :]) @ vt[..., :k, :], uh @ u, vt @ vh)
+
+
+def spectral_cases():
+    yield "eigh_f32", eigh_invariants, [hermitian(6, 6)], 1e-4
+    # The upper triangle only: the lower one holds junk that must not be read.
+    junk = hermitian(2, 5, 5, dtype=np.complex64) + np.tril(general(2, 5, 5, dtype=np.complex64), -1)
+    yield ("eigh_upper_c64", lambda a: eigh_invariants(a, UPLO="U", symmetrize_input=False),
+           [junk], 1e-4)
+    yield "eigvalsh_f64", jnp.linalg.eigvalsh, [hermitian(3, 7, 7, dtype=np.float64)], 1e-10
+    yield "svd_wide_full_f32", lambda a: svd_invariants(a, True), [general(4, 6)], 1e-4
+    yield ("svd_tall_reduced_c64", lambda a: svd_invariants(a, False),
+           [general(2, 7, 3, dtype=np.complex64)], 1e-4)
+    yield ("svd_tall_full_c128", lambda a: svd_invariants(a, True),
+           [general(5, 3, dtype=np.complex128)], 1e-10)
+    yield ("svd_values_f64", lambda a: jnp.linalg.svd(a, compute_uv=False),
+           [general(6, 4, dtype=np.float64)], 1e-10)
+    yield ("svd_gesvd_f32",
+           lambda a: jax.lax.linalg.svd(a, compute_uv=False,
+                                        algorithm=jax.lax.linalg.SvdAlgorithm.QR),
+           [general(5, 5)], 1e-4)
+    rank_two = general(6, 2) @ general(2, 5)
+    yield "pinv_rank_deficient_f32", jnp.linalg.pinv, [rank_two], 1e-4
+    yield "matrix_rank_f32", jnp.linalg.matrix_rank, [rank_two], 0
+    yield ("lstsq_f64", lambda a, b: jnp.linalg.lstsq(a, b)[0],
+           [general(8, 3, dtype=np.float64), general(8, 2, dtype=np.float64)], 1e-10)
+    yield "norm2_f32", lambda a: jnp.linalg.norm(a, ord=2), [general(9, 4)], 1e-5
+
+
 def main():
     root = "jax_linalg"
     index = []
-    for cases in (cholesky_cases, lu_cases, qr_cases, triangular_cases):
+    for cases in (cholesky_cases, lu_cases, qr_cases, triangular_cases, spectral_cases):
         for name, fn, inputs, tolerance in cases():
             lowered = jax.jit(fn).lower(*inputs)
             outputs = jax.jit(fn)(*inputs)

@@ -1,0 +1,91 @@
+// Eigen's SelfAdjointEigenSolver and BDCSVD on raw column-major matrices;
+// see spectral_kernels.h.
+#include "backends/cpu/spectral_kernels.h"
+
+#include <algorithm>
+#include <complex>
+#include <limits>
+
+#include "Eigen/Eigenvalues"
+#include "Eigen/SVD"
+
+namespace tessera {
+namespace cpu {
+namespace {
+
+template <typename T>
+using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
+template <typename T>
+using MatrixMap = Eigen::Map<Matrix<T>>;
+template <typename T>
+using ConstMatrixMap = Eigen::Map<const Matrix<T>>;
+
+template <typename Real>
+Real NaN() {
+  return std::numeric_limits<Real>::quiet_NaN();
+}
+
+}  // namespace
+
+template <typename T, typename Real>
+bool HermitianEigen(int64_t n, T* a, Real* w, bool vectors) {
+  MatrixMap<T> matrix(a, n, n);
+  Eigen::Map<Eigen::Matrix<Real, Eigen::Dynamic, 1>> values(w, n);
+  if (!matrix.template triangularView<Eigen::Lower>().toDenseMatrix().allFinite()) {
+    matrix.setConstant(T(NaN<Real>()));
+    values.setConstant(NaN<Real>());
+    return true;
+  }
+  Eigen::SelfAdjointEigenSolver<Matrix<T>> solver(
+      matrix, vectors ? Eigen::ComputeEigenvectors : Eigen::EigenvaluesOnly);
+  if (solver.info() != Eigen::Success) return false;
+  values = solver.eigenvalues();
+  if (vectors) matrix = solver.eigenvectors();
+  return true;
+}
+
+template <typename T, typename Real>
+bool Svd(int64_t m, int64_t n, const T* a, Real* s, bool vectors, int64_t u_cols, T* u,
+         int64_t vt_rows, T* vt) {
+  ConstMatrixMap<T> matrix(a, m, n);
+  const int64_t k = std::min(m, n);
+  Eigen::Map<Eigen::Matrix<Real, Eigen::Dynamic, 1>> values(s, k);
+  MatrixMap<T> u_map(u, m, u_cols);
+  MatrixMap<T> vt_map(vt, vt_rows, n);
+  u_map.setZero();
+  vt_map.setZero();
+  if (!matrix.allFinite()) {
+    values.setConstant(NaN<Real>());
+    if (vectors) {
+      u_map.setConstant(T(NaN<Real>()));
+      vt_map.setConstant(T(NaN<Real>()));
+    }
+    return true;
+  }
+  unsigned int options = 0;
+  if (vectors) {
+    const bool full = u_cols == m && vt_rows == n;
+    options = full ? Eigen::ComputeFullU | Eigen::ComputeFullV
+                   : Eigen::ComputeThinU | Eigen::ComputeThinV;
+  }
+  Eigen::BDCSVD<Matrix<T>> svd(matrix, options);
+  if (svd.info() != Eigen::Success) return false;
+  values = svd.singularValues();
+  if (vectors) {
+    u_map = svd.matrixU().leftCols(u_cols);
+    vt_map = svd.matrixV().leftCols(vt_rows).adjoint();
+  }
+  return true;
+}
+
+#define TESSERA_SPECTRAL_KERNELS(T, Real)                          \
+  template bool HermitianEigen<T, Real>(int64_t, T*, Real*, bool); \
+  template bool Svd<T, Real>(int64_t, int64_t, const T*, Real*, bool, int64_t, T*, int64_t, T*);
+TESSERA_SPECTRAL_KERNELS(float, float)
+TESSERA_SPECTRAL_KERNELS(double, double)
+TESSERA_SPECTRAL_KERNELS(std::complex<float>, float)
+TESSERA_SPECTRAL_KERNELS(std::complex<double>, double)
+#undef TESSERA_SPECTRAL_KERNELS
+
+}  // namespace cpu
+}  // namespace tessera

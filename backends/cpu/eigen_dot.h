@@ -180,6 +180,9 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
 absl::StatusOr<DotShape> PlanDot(const HloInstruction& dot, const Shape* result_shape = nullptr);
 
 namespace eigen_dot_internal {
+// Whether the host runs the kernels built for AVX-512 (AVX-512 F, BW, DQ,
+// VL, AVX2 and FMA).
+bool KernelsSupported();
 // For tests: when true, RunDot uses the plain-loop product even on CPUs
 // that can run the AVX-512 kernels.
 void SetUseReferenceKernelsForTesting(bool use);

@@ -25,6 +25,8 @@
 #include "absl/strings/str_replace.h"
 #include "backends/cpu/cpu_compiler.h"
 #include "backends/cpu/cpu_test_util.h"
+#include "backends/cpu/eigen_dot.h"
+#include "backends/cpu/spectral_kernels.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/hlo_evaluator.h"
 #include "hlo/ir/npy.h"
@@ -496,6 +498,33 @@ TEST(LinalgTest, SvdMatchesTheEvaluator) {
                                                               {"c128", 70, 130},
                                                               {"f32", 0, 3}}) {
     for (char mode : {'A', 'S', 'N'}) CheckSpectralModule(SvdModule(type, 2, m, n, mode));
+  }
+}
+
+// The eigensolver and SVD built for AVX-512 (which the thunk runs here)
+// and for the baseline ISA (which it runs on hosts without AVX-512) give
+// the same values.
+TEST(LinalgTest, BaselineAndAvx512SpectralBuildsAgree) {
+  if (!eigen_dot_internal::KernelsSupported()) GTEST_SKIP() << "the host has no AVX-512";
+  std::mt19937_64 random(9);
+  std::normal_distribution<float> normal;
+  for (int64_t n : {7, 40}) {
+    std::vector<float> a(n * n);
+    for (float& x : a) x = normal(random);
+    std::vector<float> baseline = a, avx512 = a, w_baseline(n), w_avx512(n);
+    ASSERT_TRUE(spectral_baseline::HermitianEigen(n, baseline.data(), w_baseline.data(), true));
+    ASSERT_TRUE(spectral_avx512::HermitianEigen(n, avx512.data(), w_avx512.data(), true));
+    for (int64_t i = 0; i < n; ++i) EXPECT_NEAR(w_baseline[i], w_avx512[i], 1e-4 * n) << i;
+    const int64_t m = n + 5;
+    std::vector<std::complex<double>> b(m * n);
+    for (auto& x : b) x = {normal(random), normal(random)};
+    std::vector<double> s_baseline(n), s_avx512(n);
+    std::vector<std::complex<double>> u(m * m), vt(n * n);
+    ASSERT_TRUE(
+        spectral_baseline::Svd(m, n, b.data(), s_baseline.data(), true, m, u.data(), n, vt.data()));
+    ASSERT_TRUE(
+        spectral_avx512::Svd(m, n, b.data(), s_avx512.data(), true, m, u.data(), n, vt.data()));
+    for (int64_t i = 0; i < n; ++i) EXPECT_NEAR(s_baseline[i], s_avx512[i], 1e-10 * n) << i;
   }
 }
 

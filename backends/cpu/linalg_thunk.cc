@@ -457,7 +457,10 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
       // The eigensolver reads the lower triangle: the upper one's, mirrored.
       if (!op.lower) a = a.adjoint().eval();
       std::vector<Real> w(op.rows);
-      const bool converged = HermitianEigen(op.rows, a.data(), w.data(), op.vectors);
+      const bool converged =
+          eigen_dot_internal::KernelsSupported()
+              ? spectral_avx512::HermitianEigen(op.rows, a.data(), w.data(), op.vectors)
+              : spectral_baseline::HermitianEigen(op.rows, a.data(), w.data(), op.vectors);
       CopyOut(a, plan.results[0], batch, out);
       Real* values = static_cast<Real*>(results[1]);
       for (int64_t i = 0; i < op.rows; ++i) values[plan.results[1].Offset(batch, i)] = w[i];
@@ -481,8 +484,11 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
           vt.setIdentity();
         }
       } else {
-        converged = Svd(op.rows, op.cols, a.data(), s.data(), op.vectors, u_cols, u.data(), vt_rows,
-                        vt.data());
+        converged = eigen_dot_internal::KernelsSupported()
+                        ? spectral_avx512::Svd(op.rows, op.cols, a.data(), s.data(), op.vectors,
+                                               u_cols, u.data(), vt_rows, vt.data())
+                        : spectral_baseline::Svd(op.rows, op.cols, a.data(), s.data(), op.vectors,
+                                                 u_cols, u.data(), vt_rows, vt.data());
       }
       CopyOut(a, plan.results[0], batch, out);  // LAPACK destroys it: unspecified
       Real* values = static_cast<Real*>(results[1]);

@@ -1,6 +1,18 @@
 // Eigen's SelfAdjointEigenSolver and BDCSVD on raw column-major matrices;
-// see spectral_kernels.h.
+// see spectral_kernels.h.  Compiled twice: as is (namespace
+// spectral_baseline) and with TESSERA_SPECTRAL_AVX512 and AVX-512 flags
+// (spectral_avx512).  The AVX-512 build renames Eigen's namespace, so that
+// its template instances (Eigen's products, say) never share a symbol with
+// the baseline ones other files instantiate: the linker would keep one of
+// the two, and the AVX-512 one would fault on a host without it.
 #include "backends/cpu/spectral_kernels.h"
+
+#ifdef TESSERA_SPECTRAL_AVX512
+#define Eigen TesseraEigenAvx512
+#define TESSERA_SPECTRAL_NAMESPACE spectral_avx512
+#else
+#define TESSERA_SPECTRAL_NAMESPACE spectral_baseline
+#endif
 
 #include <algorithm>
 #include <complex>
@@ -11,6 +23,7 @@
 
 namespace tessera {
 namespace cpu {
+namespace TESSERA_SPECTRAL_NAMESPACE {
 namespace {
 
 template <typename T>
@@ -87,5 +100,6 @@ TESSERA_SPECTRAL_KERNELS(std::complex<float>, float)
 TESSERA_SPECTRAL_KERNELS(std::complex<double>, double)
 #undef TESSERA_SPECTRAL_KERNELS
 
+}  // namespace TESSERA_SPECTRAL_NAMESPACE
 }  // namespace cpu
 }  // namespace tessera

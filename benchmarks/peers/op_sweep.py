@@ -97,6 +97,12 @@ OPS = {
     "solve_4x4_batch": (jnp.linalg.solve, [well_conditioned(4096, 4, 4), f32(4096, 4, 1)]),
     "solve_triangular": (lambda a, b: jax.scipy.linalg.solve_triangular(a, b, lower=True),
                          [well_conditioned(1024, 1024), f32(1024, 256)]),
+    "eigh_256": (lambda a: jnp.linalg.eigh(a)[0], [spd(256)]),
+    "eigh_vectors_256": (lambda a: jnp.linalg.eigh(a)[1], [spd(256)]),
+    "svd_256": (lambda a: jnp.linalg.svd(a)[0], [f32(256, 256)]),
+    "svd_values_512x128": (lambda a: jnp.linalg.svd(a, compute_uv=False), [f32(512, 128)]),
+    "pinv_128": (jnp.linalg.pinv, [f32(128, 128)]),
+    "eigh_8x8_batch": (lambda a: jnp.linalg.eigh(a)[0], [well_conditioned(1024, 8, 8)]),
 }
 
 

@@ -1,6 +1,11 @@
 #include "backends/cpu/eigen_dot_kernels.h"
 
 #define EIGEN_DONT_PARALLELIZE
+// Eigen's namespace renamed in this AVX-512 build: other files instantiate
+// some of the same templates (linalg_thunk.cc's matrix-vector products,
+// built for the baseline ISA), and the linker would keep one copy of each,
+// which could be this one on a host without AVX-512.
+#define Eigen TesseraEigenDotAvx512
 #include "Eigen/Core"
 
 namespace tessera {

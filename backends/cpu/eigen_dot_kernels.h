@@ -1,8 +1,7 @@
 // Internal to eigen_dot: Eigen GEMMs on one output block, compiled for
-// AVX-512 (eigen_dot_kernels.cc is the only file built with those flags and
-// the only one that instantiates Eigen's products, so no other translation
-// unit's copy of Eigen's templates can be mixed with these).  Callers check
-// KernelsSupported() first.
+// AVX-512 (with Eigen's namespace renamed, so no other translation unit's
+// baseline copy of Eigen's templates can be mixed with these).  Callers
+// check KernelsSupported() first.
 #ifndef TESSERA_BACKENDS_CPU_EIGEN_DOT_KERNELS_H_
 #define TESSERA_BACKENDS_CPU_EIGEN_DOT_KERNELS_H_
 

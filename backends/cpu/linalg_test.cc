@@ -22,11 +22,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "backends/cpu/cpu_compiler.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "backends/cpu/eigen_dot.h"
-#include "backends/cpu/spectral_kernels.h"
+#include "backends/cpu/eigen_factorizations.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/hlo_evaluator.h"
 #include "hlo/ir/npy.h"
@@ -122,10 +123,7 @@ TEST_P(JaxLinalgTest, EvaluatorAndCpuGiveXlasResults) {
   absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
       CompileForCpuExecutable(*std::move(module), CpuCompileOptions(), &fallbacks);
   ASSERT_TRUE(executable.ok()) << executable.status();
-  // QR (geqrf, orgqr/ungqr) has no native thunk yet: the evaluator runs it.
-  for (const std::string& fallback : fallbacks) {
-    EXPECT_TRUE(absl::StrContains(fallback, "QR runs on the evaluator")) << fallback;
-  }
+  EXPECT_TRUE(fallbacks.empty()) << absl::StrJoin(fallbacks, "\n");
   absl::StatusOr<Literal> ran = (*executable)->RunLiterals(inputs);
   ASSERT_TRUE(ran.ok()) << ran.status();
   ExpectXlaResults(program, *ran, "the CPU backend");
@@ -471,6 +469,42 @@ void CheckSpectralModule(const std::string& text) {
   CheckNative(text, std::move(arguments));
 }
 
+// geqrf then orgqr (ungqr) as JAX writes them, column-major: the
+// reflectors, taus and Q are unique (LAPACK's sign convention), so they
+// must match the evaluator's.
+TEST(LinalgTest, LapackQrMatchesTheEvaluator) {
+  for (const auto& [type, batch, m, n] :
+       std::vector<std::tuple<std::string, int, int, int>>{{"f32", 1, 1, 1},
+                                                           {"f32", 3, 5, 3},
+                                                           {"f64", 2, 70, 40},
+                                                           {"c64", 2, 37, 37},
+                                                           {"c128", 1, 130, 60},
+                                                           {"f32", 1, 150, 150},
+                                                           {"f32", 2, 0, 0}}) {
+    const int k = std::min(m, n);
+    const std::string a = absl::StrFormat("%s[%d,%d,%d]{1,2,0}", type, batch, m, n);
+    const std::string taus = absl::StrFormat("%s[%d,%d]", type, batch, k);
+    const char* product = type == "c64" || type == "c128" ? "ungqr" : "orgqr";
+    const std::string text = absl::StrFormat(
+        R"(HloModule m
+ENTRY e {
+  a = %s parameter(0)
+  qr = (%s, %s) custom-call(a), custom_call_target="lapack_%sgeqrf_ffi", output_to_operand_aliasing={{0}: (0, {})}, api_version=API_VERSION_TYPED_FFI, backend_config={}
+  r = %s get-tuple-element(qr), index=0
+  t = %s get-tuple-element(qr), index=1
+  q = %s custom-call(r, t), custom_call_target="lapack_%s%s_ffi", output_to_operand_aliasing={{}: (0, {})}, api_version=API_VERSION_TYPED_FFI, backend_config={}
+  ROOT out = (%s, %s, %s) tuple(r, t, q)
+})",
+        a, a, taus, LapackLetter(type), a, taus, a, LapackLetter(type), product, a, taus, a);
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status() << "\n" << text;
+    std::vector<Literal> arguments;
+    arguments.push_back(Matrices((*module)->entry_computation()->parameter_instruction(0)->shape(),
+                                 Kind::kGeneral, 10));
+    CheckNative(text, std::move(arguments));
+  }
+}
+
 TEST(LinalgTest, HermitianEigenMatchesTheEvaluator) {
   // f32 and c64 to order 37 (their sums' rounding at 130 nears the
   // tolerance), f64 and c128 to 130; a batch of 3 split over threads.
@@ -512,18 +546,19 @@ TEST(LinalgTest, BaselineAndAvx512SpectralBuildsAgree) {
     std::vector<float> a(n * n);
     for (float& x : a) x = normal(random);
     std::vector<float> baseline = a, avx512 = a, w_baseline(n), w_avx512(n);
-    ASSERT_TRUE(spectral_baseline::HermitianEigen(n, baseline.data(), w_baseline.data(), true));
-    ASSERT_TRUE(spectral_avx512::HermitianEigen(n, avx512.data(), w_avx512.data(), true));
+    ASSERT_TRUE(
+        factorizations_baseline::HermitianEigen(n, baseline.data(), w_baseline.data(), true));
+    ASSERT_TRUE(factorizations_avx512::HermitianEigen(n, avx512.data(), w_avx512.data(), true));
     for (int64_t i = 0; i < n; ++i) EXPECT_NEAR(w_baseline[i], w_avx512[i], 1e-4 * n) << i;
     const int64_t m = n + 5;
     std::vector<std::complex<double>> b(m * n);
     for (auto& x : b) x = {normal(random), normal(random)};
     std::vector<double> s_baseline(n), s_avx512(n);
     std::vector<std::complex<double>> u(m * m), vt(n * n);
-    ASSERT_TRUE(
-        spectral_baseline::Svd(m, n, b.data(), s_baseline.data(), true, m, u.data(), n, vt.data()));
-    ASSERT_TRUE(
-        spectral_avx512::Svd(m, n, b.data(), s_avx512.data(), true, m, u.data(), n, vt.data()));
+    ASSERT_TRUE(factorizations_baseline::Svd(m, n, b.data(), s_baseline.data(), true, m, u.data(),
+                                             n, vt.data()));
+    ASSERT_TRUE(factorizations_avx512::Svd(m, n, b.data(), s_avx512.data(), true, m, u.data(), n,
+                                           vt.data()));
     for (int64_t i = 0; i < n; ++i) EXPECT_NEAR(s_baseline[i], s_avx512[i], 1e-10 * n) << i;
   }
 }

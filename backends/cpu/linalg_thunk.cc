@@ -1,4 +1,4 @@
-// Cholesky, LU and triangular solves through Eigen; see linalg_thunk.h.
+// Dense linear algebra through Eigen and the GEMM kernels; see linalg_thunk.h.
 #include "backends/cpu/linalg_thunk.h"
 
 #include <algorithm>
@@ -13,8 +13,8 @@
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/eigen_dot.h"
+#include "backends/cpu/eigen_factorizations.h"
 #include "backends/cpu/onednn_gemm.h"
-#include "backends/cpu/spectral_kernels.h"
 #include "backends/cpu/transpose_tile.h"
 #include "hlo/ir/hlo_instruction.h"
 #include "hlo/ir/literal.h"
@@ -447,9 +447,39 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
       static_cast<int32_t*>(results[2])[plan.results[2].Offset(batch)] = info;
       return;
     }
-    case LinalgKind::kQr:
-    case LinalgKind::kHouseholderProduct:
-      return;  // PlanLinalg refuses them
+    case LinalgKind::kQr: {
+      const int64_t k = std::min(op.rows, op.cols);
+      Matrix<T> a(op.rows, op.cols);
+      std::vector<T> taus(k);
+      CopyIn(a_data, plan.operands[0], batch, a);
+      if (eigen_dot_internal::KernelsSupported()) {
+        factorizations_avx512::HouseholderQr(op.rows, op.cols, a.data(), taus.data());
+      } else {
+        factorizations_baseline::HouseholderQr(op.rows, op.cols, a.data(), taus.data());
+      }
+      CopyOut(a, plan.results[0], batch, out);
+      T* taus_out = static_cast<T*>(results[1]);
+      for (int64_t i = 0; i < k; ++i) taus_out[plan.results[1].Offset(batch, i)] = taus[i];
+      return;
+    }
+    case LinalgKind::kHouseholderProduct: {
+      Matrix<T> a(op.rows, op.cols);
+      std::vector<T> taus(op.reflectors);
+      CopyIn(a_data, plan.operands[0], batch, a);
+      const T* taus_in = static_cast<const T*>(operands[1]);
+      for (int64_t i = 0; i < op.reflectors; ++i) {
+        taus[i] = taus_in[plan.operands[1].Offset(batch, i)];
+      }
+      if (eigen_dot_internal::KernelsSupported()) {
+        factorizations_avx512::HouseholderProduct(op.rows, op.cols, op.reflectors, a.data(),
+                                                  taus.data());
+      } else {
+        factorizations_baseline::HouseholderProduct(op.rows, op.cols, op.reflectors, a.data(),
+                                                    taus.data());
+      }
+      CopyOut(a, plan.results[0], batch, out);
+      return;
+    }
     case LinalgKind::kHermitianEigen: {
       using Real = typename Eigen::NumTraits<T>::Real;
       Matrix<T> a(op.rows, op.cols);
@@ -459,8 +489,8 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
       std::vector<Real> w(op.rows);
       const bool converged =
           eigen_dot_internal::KernelsSupported()
-              ? spectral_avx512::HermitianEigen(op.rows, a.data(), w.data(), op.vectors)
-              : spectral_baseline::HermitianEigen(op.rows, a.data(), w.data(), op.vectors);
+              ? factorizations_avx512::HermitianEigen(op.rows, a.data(), w.data(), op.vectors)
+              : factorizations_baseline::HermitianEigen(op.rows, a.data(), w.data(), op.vectors);
       CopyOut(a, plan.results[0], batch, out);
       Real* values = static_cast<Real*>(results[1]);
       for (int64_t i = 0; i < op.rows; ++i) values[plan.results[1].Offset(batch, i)] = w[i];
@@ -484,11 +514,12 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
           vt.setIdentity();
         }
       } else {
-        converged = eigen_dot_internal::KernelsSupported()
-                        ? spectral_avx512::Svd(op.rows, op.cols, a.data(), s.data(), op.vectors,
-                                               u_cols, u.data(), vt_rows, vt.data())
-                        : spectral_baseline::Svd(op.rows, op.cols, a.data(), s.data(), op.vectors,
-                                                 u_cols, u.data(), vt_rows, vt.data());
+        converged =
+            eigen_dot_internal::KernelsSupported()
+                ? factorizations_avx512::Svd(op.rows, op.cols, a.data(), s.data(), op.vectors,
+                                             u_cols, u.data(), vt_rows, vt.data())
+                : factorizations_baseline::Svd(op.rows, op.cols, a.data(), s.data(), op.vectors,
+                                               u_cols, u.data(), vt_rows, vt.data());
       }
       CopyOut(a, plan.results[0], batch, out);  // LAPACK destroys it: unspecified
       Real* values = static_cast<Real*>(results[1]);
@@ -587,11 +618,10 @@ int64_t BatchedView::Offset(int64_t batch, int64_t i, int64_t j) const {
 absl::StatusOr<LinalgPlan> PlanLinalg(const HloInstruction& hlo) {
   LinalgPlan plan;
   TS_ASSIGN_OR_RETURN(plan.op, DescribeLinalgOp(hlo));
-  if (plan.op.kind == LinalgKind::kQr || plan.op.kind == LinalgKind::kHouseholderProduct) {
-    return absl::UnimplementedError("QR runs on the evaluator");
-  }
   for (const HloInstruction* operand : hlo.operands()) {
-    plan.operands.emplace_back(operand->shape(), 2);
+    // Matrices, but for a Householder product's taus (vectors).
+    const bool taus = plan.op.kind == LinalgKind::kHouseholderProduct && !plan.operands.empty();
+    plan.operands.emplace_back(operand->shape(), taus ? 1 : 2);
   }
   if (!hlo.shape().IsTuple()) {
     plan.results.emplace_back(hlo.shape(), 2);
@@ -609,6 +639,8 @@ absl::StatusOr<LinalgPlan> PlanLinalg(const HloInstruction& hlo) {
   } else if (plan.op.kind == LinalgKind::kLu) {
     plan.results.emplace_back(hlo.shape().tuple_shapes(1), 1);
     plan.results.emplace_back(hlo.shape().tuple_shapes(2), 0);
+  } else if (plan.op.kind == LinalgKind::kQr) {
+    plan.results.emplace_back(hlo.shape().tuple_shapes(1), 1);
   } else {
     plan.results.emplace_back(hlo.shape().tuple_shapes(1), 0);
   }
@@ -623,7 +655,10 @@ absl::Status RunLinalg(const LinalgPlan& plan, absl::Span<const void* const> ope
   if ((plan.op.rows == 0 || plan.op.cols == 0) && plan.op.kind != LinalgKind::kSvd) {
     // Empty matrices: nothing to factor; info (and no pivots) are zero.
     // (An empty SVD's full U or V^H is still an identity.)
-    if (plan.op.lapack && plan.op.kind != LinalgKind::kTriangularSolve) {
+    const LinalgKind kind = plan.op.kind;
+    const bool has_info = kind == LinalgKind::kCholesky || kind == LinalgKind::kLu ||
+                          kind == LinalgKind::kHermitianEigen;
+    if (plan.op.lapack && has_info) {
       int32_t* info = static_cast<int32_t*>(results.back());
       for (int64_t b = 0; b < plan.op.batch; ++b) info[plan.results.back().Offset(b)] = 0;
     }

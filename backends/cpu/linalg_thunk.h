@@ -1,4 +1,5 @@
-// Cholesky, LU and triangular solves on raw buffers, for the CPU backend's
+// Dense linear algebra on raw buffers (Cholesky, LU, triangular solves, QR,
+// Hermitian eigen, SVD), for the CPU backend's
 // thunks of XLA's `cholesky` and `triangular-solve` and of JAX's LAPACK
 // custom calls (hlo/analysis/linalg_op.h has the semantics):
 //
@@ -16,8 +17,12 @@
 // must be LAPACK's (the first largest |a|, or |re| + |im| for complex,
 // where Eigen scores complex by |z|).  Results match the evaluator's
 // unblocked algorithms to a relative tolerance (the sums are in another
-// order), pivots exactly but for near-ties.  QR (geqrf, orgqr/ungqr) has
-// no thunk yet: PlanLinalg refuses it and the evaluator runs it.
+// order), pivots exactly but for near-ties.  QR (geqrf, orgqr/ungqr), the
+// Hermitian eigensolver and the SVD are Eigen's (eigen_factorizations.h),
+// built for AVX-512 where the host has it; their eigenvectors and singular
+// vectors may differ from the evaluator's (and LAPACK's) in sign or phase.
+// Eigen's Householder reflectors match LAPACK's (its coefficients are the
+// taus' conjugates).
 #ifndef TESSERA_BACKENDS_CPU_LINALG_THUNK_H_
 #define TESSERA_BACKENDS_CPU_LINALG_THUNK_H_
 

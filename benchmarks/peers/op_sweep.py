@@ -97,6 +97,8 @@ OPS = {
     "solve_4x4_batch": (jnp.linalg.solve, [well_conditioned(4096, 4, 4), f32(4096, 4, 1)]),
     "solve_triangular": (lambda a, b: jax.scipy.linalg.solve_triangular(a, b, lower=True),
                          [well_conditioned(1024, 1024), f32(1024, 256)]),
+    "qr_512": (lambda a: jnp.linalg.qr(a)[0], [f32(512, 512)]),
+    "qr_r_1024x256": (lambda a: jnp.linalg.qr(a, mode="r"), [f32(1024, 256)]),
     "eigh_256": (lambda a: jnp.linalg.eigh(a)[0], [spd(256)]),
     "eigh_vectors_256": (lambda a: jnp.linalg.eigh(a)[1], [spd(256)]),
     "svd_256": (lambda a: jnp.linalg.svd(a)[0], [f32(256, 256)]),

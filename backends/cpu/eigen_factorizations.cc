@@ -1,17 +1,17 @@
-// Eigen's SelfAdjointEigenSolver and BDCSVD on raw column-major matrices;
-// see spectral_kernels.h.  Compiled twice: as is (namespace
-// spectral_baseline) and with TESSERA_SPECTRAL_AVX512 and AVX-512 flags
-// (spectral_avx512).  The AVX-512 build renames Eigen's namespace, so that
+// Eigen's SelfAdjointEigenSolver, BDCSVD and HouseholderQR on raw
+// column-major matrices; see eigen_factorizations.h.  Compiled twice: as is (namespace
+// factorizations_baseline) and with TESSERA_FACTORIZATIONS_AVX512 and AVX-512 flags
+// (factorizations_avx512).  The AVX-512 build renames Eigen's namespace, so that
 // its template instances (Eigen's products, say) never share a symbol with
 // the baseline ones other files instantiate: the linker would keep one of
 // the two, and the AVX-512 one would fault on a host without it.
-#include "backends/cpu/spectral_kernels.h"
+#include "backends/cpu/eigen_factorizations.h"
 
-#ifdef TESSERA_SPECTRAL_AVX512
+#ifdef TESSERA_FACTORIZATIONS_AVX512
 #define Eigen TesseraEigenAvx512
-#define TESSERA_SPECTRAL_NAMESPACE spectral_avx512
+#define TESSERA_FACTORIZATIONS_NAMESPACE factorizations_avx512
 #else
-#define TESSERA_SPECTRAL_NAMESPACE spectral_baseline
+#define TESSERA_FACTORIZATIONS_NAMESPACE factorizations_baseline
 #endif
 
 #include <algorithm>
@@ -19,11 +19,13 @@
 #include <limits>
 
 #include "Eigen/Eigenvalues"
+#include "Eigen/Householder"
+#include "Eigen/QR"
 #include "Eigen/SVD"
 
 namespace tessera {
 namespace cpu {
-namespace TESSERA_SPECTRAL_NAMESPACE {
+namespace TESSERA_FACTORIZATIONS_NAMESPACE {
 namespace {
 
 template <typename T>
@@ -91,15 +93,37 @@ bool Svd(int64_t m, int64_t n, const T* a, Real* s, bool vectors, int64_t u_cols
   return true;
 }
 
-#define TESSERA_SPECTRAL_KERNELS(T, Real)                          \
-  template bool HermitianEigen<T, Real>(int64_t, T*, Real*, bool); \
-  template bool Svd<T, Real>(int64_t, int64_t, const T*, Real*, bool, int64_t, T*, int64_t, T*);
-TESSERA_SPECTRAL_KERNELS(float, float)
-TESSERA_SPECTRAL_KERNELS(double, double)
-TESSERA_SPECTRAL_KERNELS(std::complex<float>, float)
-TESSERA_SPECTRAL_KERNELS(std::complex<double>, double)
-#undef TESSERA_SPECTRAL_KERNELS
+template <typename T>
+void HouseholderQr(int64_t m, int64_t n, T* a, T* taus) {
+  MatrixMap<T> matrix(a, m, n);
+  Eigen::Ref<Matrix<T>> in_place(matrix);
+  Eigen::HouseholderQR<Eigen::Ref<Matrix<T>>> qr(in_place);
+  // Eigen's coefficients are LAPACK's taus conjugated: its householderQ()
+  // is the sequence of the conjugates, LAPACK's Q that of the taus.
+  Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(taus, std::min(m, n)) = qr.hCoeffs().conjugate();
+}
 
-}  // namespace TESSERA_SPECTRAL_NAMESPACE
+template <typename T>
+void HouseholderProduct(int64_t m, int64_t n, int64_t k, T* a, const T* taus) {
+  MatrixMap<T> matrix(a, m, n);
+  using Coefficients = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>>;
+  const Matrix<T> reflectors = matrix.leftCols(k);
+  Eigen::HouseholderSequence<Matrix<T>, Coefficients> sequence(reflectors, Coefficients(taus, k));
+  matrix.setIdentity();
+  sequence.applyThisOnTheLeft(matrix);
+}
+
+#define TESSERA_FACTORIZATIONS(T, Real)                                                          \
+  template bool HermitianEigen<T, Real>(int64_t, T*, Real*, bool);                               \
+  template bool Svd<T, Real>(int64_t, int64_t, const T*, Real*, bool, int64_t, T*, int64_t, T*); \
+  template void HouseholderQr<T>(int64_t, int64_t, T*, T*);                                      \
+  template void HouseholderProduct<T>(int64_t, int64_t, int64_t, T*, const T*);
+TESSERA_FACTORIZATIONS(float, float)
+TESSERA_FACTORIZATIONS(double, double)
+TESSERA_FACTORIZATIONS(std::complex<float>, float)
+TESSERA_FACTORIZATIONS(std::complex<double>, double)
+#undef TESSERA_FACTORIZATIONS
+
+}  // namespace TESSERA_FACTORIZATIONS_NAMESPACE
 }  // namespace cpu
 }  // namespace tessera

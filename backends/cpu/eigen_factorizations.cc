@@ -1,4 +1,4 @@
-// Eigen's SelfAdjointEigenSolver, BDCSVD and HouseholderQR on raw
+// Eigen's SelfAdjointEigenSolver, BDCSVD, HouseholderQR and ComplexSchur on raw
 // column-major matrices; see eigen_factorizations.h.  Compiled twice: as is (namespace
 // factorizations_baseline) and with TESSERA_FACTORIZATIONS_AVX512 and AVX-512 flags
 // (factorizations_avx512).  The AVX-512 build renames Eigen's namespace, so that
@@ -17,6 +17,9 @@
 #include <algorithm>
 #include <complex>
 #include <limits>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "Eigen/Eigenvalues"
 #include "Eigen/Householder"
@@ -113,11 +116,120 @@ void HouseholderProduct(int64_t m, int64_t n, int64_t k, T* a, const T* taus) {
   sequence.applyThisOnTheLeft(matrix);
 }
 
+// Scales `v` to unit norm with its largest component (the first of
+// largest modulus) real and positive.
+template <typename C>
+void NormalizeEigenvector(Eigen::Ref<Eigen::Matrix<C, Eigen::Dynamic, 1>> v) {
+  Eigen::Index largest = 0;
+  v.cwiseAbs().maxCoeff(&largest);
+  const auto norm = v.norm();
+  if (norm == 0) return;
+  v *= std::conj(v(largest)) / C(std::abs(v(largest)) * norm);
+  v(largest) = C(std::real(v(largest)));
+}
+
+template <typename T, typename Real>
+bool GeneralEigen(int64_t n, const T* a, std::complex<Real>* w, bool left, std::complex<Real>* vl,
+                  bool right, std::complex<Real>* vr) {
+  using C = std::complex<Real>;
+  using Vector = Eigen::Matrix<C, Eigen::Dynamic, 1>;
+  constexpr bool kComplex = !std::is_same_v<T, Real>;
+  Eigen::Map<Vector> values(w, n);
+  MatrixMap<C> left_vectors(vl, n, n), right_vectors(vr, n, n);
+  left_vectors.setZero();
+  right_vectors.setZero();
+  const Matrix<C> matrix = ConstMatrixMap<T>(a, n, n).template cast<C>();
+  if (!matrix.allFinite()) {
+    values.setConstant(C(NaN<Real>(), NaN<Real>()));
+    if (left) left_vectors.setConstant(C(NaN<Real>(), NaN<Real>()));
+    if (right) right_vectors.setConstant(C(NaN<Real>(), NaN<Real>()));
+    return true;
+  }
+  if constexpr (!kComplex) {
+    if (!left) {
+      // Real input and no left vectors: Eigen's real Schur form (Francis
+      // double shifts in real arithmetic, several times faster than the
+      // complex one), whose eigenvalues are exactly real or exact conjugate
+      // pairs and whose real eigenvalues have real vectors.
+      Eigen::EigenSolver<Matrix<Real>> solver(ConstMatrixMap<T>(a, n, n), right);
+      if (solver.info() != Eigen::Success) return false;
+      values = solver.eigenvalues();
+      if (right) {
+        right_vectors = solver.eigenvectors();
+        for (int64_t k = 0; k < n; ++k) {
+          NormalizeEigenvector<C>(right_vectors.col(k));
+          if (values(k).imag() == 0) {
+            right_vectors.col(k) = right_vectors.col(k).real().template cast<C>();
+          }
+        }
+      }
+      return true;
+    }
+  }
+  Eigen::ComplexSchur<Matrix<C>> schur(matrix, left || right);
+  if (schur.info() != Eigen::Success) return false;
+  const Matrix<C>& t = schur.matrixT();
+  values = t.diagonal();
+  std::vector<bool> real(n, false);
+  if constexpr (!kComplex) {
+    // Within rounding of the real axis: real (LAPACK's dgeev gives these
+    // exactly real, with real vectors).
+    const Real rounding = n * std::numeric_limits<Real>::epsilon() * matrix.norm();
+    for (int64_t k = 0; k < n; ++k) {
+      if (std::abs(values(k).imag()) <= rounding) {
+        values(k) = C(values(k).real());
+        real[k] = true;
+      }
+    }
+  }
+  // Eigenvectors of T, as LAPACK's trevc: back (forward) substitution with
+  // a divisor of epsilon |t_kk| where it would be zero; A's are Z times them.
+  auto divide = [](C sum, C divisor, Real smallest) {
+    return -sum / (std::abs(divisor) < smallest ? C(smallest) : divisor);
+  };
+  for (const auto& [wanted, is_left] : {std::pair{right, false}, std::pair{left, true}}) {
+    if (!wanted) continue;
+    Matrix<C> x = Matrix<C>::Zero(n, n);
+    for (int64_t k = 0; k < n; ++k) {
+      const C lambda = t(k, k);
+      const Real smallest = std::max(std::numeric_limits<Real>::epsilon() * std::abs(lambda),
+                                     std::numeric_limits<Real>::min());
+      x(k, k) = 1;
+      if (is_left) {
+        for (int64_t i = k + 1; i < n; ++i) {
+          const C sum =
+              (t.col(i).segment(k, i - k).conjugate().cwiseProduct(x.col(k).segment(k, i - k)))
+                  .sum();
+          x(i, k) = divide(sum, std::conj(t(i, i) - lambda), smallest);
+        }
+      } else {
+        for (int64_t i = k - 1; i >= 0; --i) {
+          const C sum = t.row(i)
+                            .segment(i + 1, k - i)
+                            .transpose()
+                            .cwiseProduct(x.col(k).segment(i + 1, k - i))
+                            .sum();
+          x(i, k) = divide(sum, t(i, i) - lambda, smallest);
+        }
+      }
+    }
+    MatrixMap<C>& out = is_left ? left_vectors : right_vectors;
+    out.noalias() = schur.matrixU() * x;
+    for (int64_t k = 0; k < n; ++k) {
+      NormalizeEigenvector<C>(out.col(k));
+      if (real[k]) out.col(k) = out.col(k).real().template cast<C>();
+    }
+  }
+  return true;
+}
+
 #define TESSERA_FACTORIZATIONS(T, Real)                                                          \
   template bool HermitianEigen<T, Real>(int64_t, T*, Real*, bool);                               \
   template bool Svd<T, Real>(int64_t, int64_t, const T*, Real*, bool, int64_t, T*, int64_t, T*); \
   template void HouseholderQr<T>(int64_t, int64_t, T*, T*);                                      \
-  template void HouseholderProduct<T>(int64_t, int64_t, int64_t, T*, const T*);
+  template void HouseholderProduct<T>(int64_t, int64_t, int64_t, T*, const T*);                  \
+  template bool GeneralEigen<T, Real>(int64_t, const T*, std::complex<Real>*, bool,              \
+                                      std::complex<Real>*, bool, std::complex<Real>*);
 TESSERA_FACTORIZATIONS(float, float)
 TESSERA_FACTORIZATIONS(double, double)
 TESSERA_FACTORIZATIONS(std::complex<float>, float)

@@ -1,7 +1,7 @@
 // Eigen's Hermitian eigensolver, SVD and blocked Householder QR on one
 // dense column-major matrix, for the linear-algebra thunk (linalg_thunk.h);
 // hlo/analysis/linalg_op.h has the semantics (LAPACK's syevd/heevd,
-// gesdd/gesvd, geqrf and orgqr/ungqr).  A file of its
+// gesdd/gesvd, geqrf, orgqr/ungqr and geev).  A file of its
 // own because the solvers' templates are slow to compile, built twice: for
 // the baseline ISA and for AVX-512.
 //
@@ -12,6 +12,7 @@
 #ifndef TESSERA_BACKENDS_CPU_EIGEN_FACTORIZATIONS_H_
 #define TESSERA_BACKENDS_CPU_EIGEN_FACTORIZATIONS_H_
 
+#include <complex>
 #include <cstdint>
 
 namespace tessera {
@@ -37,7 +38,14 @@ namespace cpu {
   /* The first n columns of H(0) ... H(k-1) in place of the m x n `a` holding             \
      k <= n <= m reflectors as HouseholderQr leaves them (orgqr, ungqr). */               \
   template <typename T>                                                                   \
-  void HouseholderProduct(int64_t m, int64_t n, int64_t k, T* a, const T* taus);
+  void HouseholderProduct(int64_t m, int64_t n, int64_t k, T* a, const T* taus);          \
+  /* The eigenvalues w (n) of the n x n `a` and, where asked, its left and                \
+     right eigenvectors (columns of the n x n vl, vr; zero where not asked):              \
+     geev's semantics (linalg_op.h).  Real input: eigenvalues within rounding             \
+     of the real axis are real, with real vectors. */                                     \
+  template <typename T, typename Real>                                                    \
+  bool GeneralEigen(int64_t n, const T* a, std::complex<Real>* w, bool left,              \
+                    std::complex<Real>* vl, bool right, std::complex<Real>* vr);
 
 // eigen_factorizations.cc built for the baseline ISA.
 namespace factorizations_baseline {

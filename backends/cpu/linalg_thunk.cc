@@ -497,6 +497,41 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
       static_cast<int32_t*>(results[2])[plan.results[2].Offset(batch)] = converged ? 0 : 1;
       return;
     }
+    case LinalgKind::kEigen: {
+      using Real = typename Eigen::NumTraits<T>::Real;
+      using C = std::complex<Real>;
+      constexpr bool kComplex = !std::is_same_v<T, Real>;
+      const int64_t n = op.rows;
+      Matrix<T> a(n, n);
+      Matrix<C> left(n, n), right(n, n);
+      std::vector<C> w(n);
+      CopyIn(a_data, plan.operands[0], batch, a);
+      const bool converged =
+          eigen_dot_internal::KernelsSupported()
+              ? factorizations_avx512::GeneralEigen(n, a.data(), w.data(), op.left_vectors,
+                                                    left.data(), op.vectors, right.data())
+              : factorizations_baseline::GeneralEigen(n, a.data(), w.data(), op.left_vectors,
+                                                      left.data(), op.vectors, right.data());
+      int result = 0;
+      if constexpr (kComplex) {
+        T* values = static_cast<T*>(results[result]);
+        for (int64_t i = 0; i < n; ++i) values[plan.results[result].Offset(batch, i)] = w[i];
+        ++result;
+      } else {
+        T* real = static_cast<T*>(results[0]);
+        T* imaginary = static_cast<T*>(results[1]);
+        for (int64_t i = 0; i < n; ++i) {
+          real[plan.results[0].Offset(batch, i)] = w[i].real();
+          imaginary[plan.results[1].Offset(batch, i)] = w[i].imag();
+        }
+        result = 2;
+      }
+      CopyOut(left, plan.results[result], batch, static_cast<C*>(results[result]));
+      CopyOut(right, plan.results[result + 1], batch, static_cast<C*>(results[result + 1]));
+      static_cast<int32_t*>(results[result + 2])[plan.results[result + 2].Offset(batch)] =
+          converged ? 0 : 1;
+      return;
+    }
     case LinalgKind::kSvd: {
       using Real = typename Eigen::NumTraits<T>::Real;
       const int64_t k = std::min(op.rows, op.cols);
@@ -627,6 +662,14 @@ absl::StatusOr<LinalgPlan> PlanLinalg(const HloInstruction& hlo) {
     plan.results.emplace_back(hlo.shape(), 2);
     return plan;
   }
+  if (plan.op.kind == LinalgKind::kEigen) {
+    // (wr, wi, vl, vr, info) or, complex, (w, vl, vr, info).
+    const int64_t batch_rank = hlo.operand(0)->shape().rank() - 2;
+    for (const Shape& result : hlo.shape().tuple_shapes()) {
+      plan.results.emplace_back(result, static_cast<int>(result.rank() - batch_rank));
+    }
+    return plan;
+  }
   plan.results.emplace_back(hlo.shape().tuple_shapes(0), 2);
   if (plan.op.kind == LinalgKind::kHermitianEigen) {
     plan.results.emplace_back(hlo.shape().tuple_shapes(1), 1);
@@ -657,7 +700,7 @@ absl::Status RunLinalg(const LinalgPlan& plan, absl::Span<const void* const> ope
     // (An empty SVD's full U or V^H is still an identity.)
     const LinalgKind kind = plan.op.kind;
     const bool has_info = kind == LinalgKind::kCholesky || kind == LinalgKind::kLu ||
-                          kind == LinalgKind::kHermitianEigen;
+                          kind == LinalgKind::kHermitianEigen || kind == LinalgKind::kEigen;
     if (plan.op.lapack && has_info) {
       int32_t* info = static_cast<int32_t*>(results.back());
       for (int64_t b = 0; b < plan.op.batch; ++b) info[plan.results.back().Offset(b)] = 0;

@@ -104,6 +104,8 @@ OPS = {
     "svd_256": (lambda a: jnp.linalg.svd(a)[0], [f32(256, 256)]),
     "svd_values_512x128": (lambda a: jnp.linalg.svd(a, compute_uv=False), [f32(512, 128)]),
     "pinv_128": (jnp.linalg.pinv, [f32(128, 128)]),
+    "eig_128": (lambda a: jnp.abs(jnp.linalg.eig(a)[1]), [f32(128, 128)]),
+    "eigvals_256": (lambda a: jnp.abs(jnp.linalg.eigvals(a)), [f32(256, 256)]),
     "eigh_8x8_batch": (lambda a: jnp.linalg.eigh(a)[0], [well_conditioned(1024, 8, 8)]),
 }
 

@@ -56,7 +56,7 @@ bool ParseLapackTarget(absl::string_view target, PrimitiveType* type, absl::stri
   const bool complex = IsComplexType(*type);
   return *routine == "potrf" || *routine == "getrf" || *routine == "trsm" || *routine == "geqrf" ||
          *routine == (complex ? "ungqr" : "orgqr") || *routine == (complex ? "heevd" : "syevd") ||
-         *routine == "gesdd" || *routine == "gesvd";
+         *routine == "gesdd" || *routine == "gesvd" || *routine == "geev";
 }
 
 // The integer entries of an MLIR attribute dictionary such as
@@ -173,6 +173,37 @@ absl::Status CheckHermitianEigen(const HloInstruction& hlo, const Shape& a, Lina
   TS_RETURN_IF_ERROR(ExpectArrayOf(hlo, hlo.shape().tuple_shapes(1), RealTypeOf(op->type),
                                    Append(batch, {op->rows}), 1, "eigenvalues"));
   return ExpectS32(hlo, hlo.shape().tuple_shapes(2), batch, "result 2 (info)");
+}
+
+// geev: (wr, wi, vl, vr, info) for real types, (w, vl, vr, info) for
+// complex ones; the vectors complex.
+absl::Status CheckGeneralEigen(const HloInstruction& hlo, const Shape& a, LinalgOp* op) {
+  if (op->rows != op->cols) return Invalid(hlo, "the matrices are not square");
+  const bool complex = IsComplexType(op->type);
+  const int64_t count = complex ? 4 : 5;
+  const Shape& result = hlo.shape();
+  if (!result.IsTuple() || result.tuple_size() != count) {
+    return Invalid(hlo,
+                   absl::StrCat("the result is ", result.ToString(), ", not a tuple of ", count));
+  }
+  const std::vector<int64_t> batch = Leading(a);
+  const PrimitiveType vector_type = complex ? op->type : (op->type == F32 ? C64 : C128);
+  int index = 0;
+  TS_RETURN_IF_ERROR(ExpectArrayOf(hlo, result.tuple_shapes(index), op->type,
+                                   Append(batch, {op->rows}), index, complex ? "w" : "wr"));
+  ++index;
+  if (!complex) {
+    TS_RETURN_IF_ERROR(ExpectArrayOf(hlo, result.tuple_shapes(index), op->type,
+                                     Append(batch, {op->rows}), index, "wi"));
+    ++index;
+  }
+  for (const char* what : {"vl", "vr"}) {
+    TS_RETURN_IF_ERROR(ExpectArrayOf(hlo, result.tuple_shapes(index), vector_type,
+                                     Append(batch, {op->rows, op->rows}), index, what));
+    ++index;
+  }
+  return ExpectS32(hlo, result.tuple_shapes(index), batch,
+                   absl::StrCat("result ", index, " (info)"));
 }
 
 // gesdd, gesvd: (a, s, u, vt, info), u and vt full or with k columns
@@ -298,6 +329,15 @@ absl::StatusOr<LinalgOp> DescribeLapackCall(const HloInstruction& hlo, Primitive
     TS_RETURN_IF_ERROR(CheckHermitianEigen(hlo, a, &op));
     return op;
   }
+  if (routine == "geev") {
+    op.kind = LinalgKind::kEigen;
+    TS_ASSIGN_OR_RETURN(char left, CharAttribute(hlo, attributes, "compute_left", "VN"));
+    TS_ASSIGN_OR_RETURN(char right, CharAttribute(hlo, attributes, "compute_right", "VN"));
+    op.left_vectors = left == 'V';
+    op.vectors = right == 'V';
+    TS_RETURN_IF_ERROR(CheckGeneralEigen(hlo, a, &op));
+    return op;
+  }
   if (routine == "gesdd" || routine == "gesvd") {
     op.kind = LinalgKind::kSvd;
     TS_ASSIGN_OR_RETURN(char mode, CharAttribute(hlo, attributes, "mode", "ASN"));
@@ -350,7 +390,7 @@ absl::StatusOr<LinalgOp> DescribeLinalgOp(const HloInstruction& hlo) {
     if (!ParseLapackTarget(hlo.attrs().custom_call_target, &type, &routine)) {
       return Invalid(hlo,
                      "not a LAPACK call Tessera knows (potrf, getrf, trsm, geqrf, orgqr, ungqr, "
-                     "syevd, heevd, gesdd, gesvd)");
+                     "syevd, heevd, gesdd, gesvd, geev)");
     }
     return DescribeLapackCall(hlo, type, routine);
   }

@@ -12,12 +12,14 @@
 //       -> (vectors, eigenvalues [batch, n] real, info s32[batch])       Hermitian eigen
 //   lapack_?gesdd_ffi, lapack_?gesvd_ffi(a)
 //       -> (a, s [batch, min(m,n)] real, u, vt, info s32[batch])         SVD
+//   lapack_{s,d}geev_ffi(a) -> (wr, wi [batch, n], vl, vr complex, info)
+//   lapack_{c,z}geev_ffi(a) -> (w [batch, n], vl, vr, info)               general eigen
 //
 // with ? one of s, d, c, z (f32, f64, c64, c128), the matrices in the last
 // two dimensions and any leading dimensions a batch.  Their attributes come
 // as an MLIR dictionary in backend_config, `{uplo = 76 : ui8, ...}`, of
 // LAPACK's character codes ('L' 76, 'U' 85, 'N' 78, 'T' 84, 'C' 67).
-// jnp.linalg.cholesky, solve, inv, det, slogdet, qr, eigh, eigvalsh, svd,
+// jnp.linalg.cholesky, solve, inv, det, slogdet, qr, eig, eigvals, eigh, eigvalsh, svd,
 // pinv, lstsq, matrix_rank, norm(ord=2), jax.scipy.linalg.lu_factor,
 // cho_solve and solve_triangular lower to these.
 //
@@ -56,7 +58,15 @@
 //     basis with 'A'; the pairs' signs (phases) are free.  Result 0 (the
 //     operand, which LAPACK destroys) and, with 'N', u and vt (shaped as for
 //     'A' or 'S') are unspecified.  LAPACK's mode 'O' is not supported.
-//   Neither reports a failure to converge (info 0) for finite input.
+//   General eigen (geev; `left_vectors` compute_left 'V', `vectors`
+//     compute_right 'V'): the eigenvalues w of A in no set order (real
+//     input: wr + i wi; LAPACK pairs conjugates, this need not), right
+//     eigenvectors A v = w v and left ones u^H A = w u^H as columns, each
+//     of unit norm with its largest component real (positive here; its
+//     phase is otherwise free).  For real input, an eigenvalue whose
+//     imaginary part is within rounding (n epsilon |A|_F) is taken as real,
+//     and so are its vectors.  Vectors not asked for are zero.
+//   None of these reports a failure to converge (info 0) for finite input.
 #ifndef TESSERA_HLO_ANALYSIS_LINALG_OP_H_
 #define TESSERA_HLO_ANALYSIS_LINALG_OP_H_
 
@@ -78,6 +88,7 @@ enum class LinalgKind {
   kHouseholderProduct,
   kHermitianEigen,
   kSvd,
+  kEigen,
 };
 enum class LinalgTranspose { kNone, kTranspose, kAdjoint };
 
@@ -96,7 +107,8 @@ struct LinalgOp {
   LinalgTranspose transpose = LinalgTranspose::kNone;
   bool unit_diagonal = false;
   int64_t reflectors = 0;  // Householder product: k
-  bool vectors = true;     // eigen and SVD: eigenvectors, U and V^H wanted
+  bool vectors = true;     // eigen and SVD: (right) eigenvectors, U and V^H wanted
+  bool left_vectors = false;  // general eigen: left eigenvectors wanted
   bool full_matrices = true;  // SVD: U m x m and vt n x n (else k columns, rows)
 };
 

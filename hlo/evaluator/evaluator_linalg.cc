@@ -269,6 +269,7 @@ absl::StatusOr<Literal> Evaluate(const HloInstruction& hlo, const LinalgOp& op, 
     }
     case LinalgKind::kHermitianEigen:
     case LinalgKind::kSvd:
+    case LinalgKind::kEigen:
       return EvaluateSpectral(hlo, op, *operands[0]);
     case LinalgKind::kTriangularSolve: {
       Literal x = *operands[1];

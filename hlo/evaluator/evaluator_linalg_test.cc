@@ -177,11 +177,14 @@ TEST(EvaluatorLinalgTest, MalformedCallsAreClearErrors) {
                                       "mode = 86 : ui8, uplo = 76 : ui8"),
                                  {L("f32[2,3]", "{{1, 2, 3}, {4, 5, 6}}")})),
               HasSubstr("not square"));
+  EXPECT_THAT(error(EvaluateRoot(
+                  Call("(f32[2], f32[2], f32[2,2], f32[2,2], s32[])", "p0", "lapack_sgeev_ffi",
+                       "compute_left = 78 : ui8, compute_right = 86 : ui8"),
+                  {a})),
+              HasSubstr("result 2 (vl) is f32[2,2], not c64[2,2]"));
   // Other LAPACK routines stay unsupported, by name.
-  EXPECT_THAT(
-      error(EvaluateRoot(
-          Call("(f32[2], f32[2], f32[2,2], f32[2,2], s32[])", "p0", "lapack_sgeev_ffi", ""), {a})),
-      HasSubstr("'lapack_sgeev_ffi' is not supported"));
+  EXPECT_THAT(error(EvaluateRoot(Call("(f32[2,2], s32[])", "p0", "lapack_sgees_ffi", ""), {a})),
+              HasSubstr("'lapack_sgees_ffi' is not supported"));
 }
 
 // sum_k u(i, k) s(k) vt(k, j) of the row-major 2 x 2 u, vt.
@@ -227,6 +230,50 @@ TEST(EvaluatorLinalgTest, HermitianEigenFromOneTriangle) {
                    {L("f64[2,2]", "{{1, 0}, {nan, 1}}")});
   ASSERT_TRUE(nan.ok()) << nan.status();
   EXPECT_TRUE(std::isnan(nan->tuple_element(1).data<double>()[0]));
+}
+
+TEST(EvaluatorLinalgTest, GeneralEigenKnownAnswers) {
+  // [[0, -2], [2, 0]] rotates: eigenvalues +-2i, a conjugate pair.
+  absl::StatusOr<Literal> rotation =
+      EvaluateRoot(Call("(f32[2], f32[2], c64[2,2], c64[2,2], s32[])", "p0", "lapack_sgeev_ffi",
+                        "compute_left = 86 : ui8, compute_right = 86 : ui8"),
+                   {L("f32[2,2]", "{{0, -2}, {2, 0}}")});
+  ASSERT_TRUE(rotation.ok()) << rotation.status();
+  absl::Span<const float> wr = rotation->tuple_element(0).data<float>();
+  absl::Span<const float> wi = rotation->tuple_element(1).data<float>();
+  EXPECT_NEAR(wr[0], 0, 1e-6);
+  EXPECT_NEAR(wr[1], 0, 1e-6);
+  EXPECT_NEAR(std::abs(wi[0]), 2, 1e-6);
+  EXPECT_NEAR(wi[0], -wi[1], 1e-6);
+  absl::Span<const complex64> vr = rotation->tuple_element(3).data<complex64>();
+  for (int k = 0; k < 2; ++k) {
+    // Column k: A v = w v with |v| = 1.
+    const complex64 w(wr[k], wi[k]);
+    const complex64 v0 = vr[0 * 2 + k], v1 = vr[1 * 2 + k];
+    EXPECT_NEAR(std::abs(-2.0f * v1 - w * v0), 0, 1e-5) << k;
+    EXPECT_NEAR(std::abs(2.0f * v0 - w * v1), 0, 1e-5) << k;
+    EXPECT_NEAR(std::norm(v0) + std::norm(v1), 1, 1e-6) << k;
+  }
+  // Triangular [[1, 1], [0, 3]]: eigenvalues 1 and 3 exactly real (wi 0)
+  // with real vectors; only left ones were asked for, so vr is zero.
+  absl::StatusOr<Literal> triangular =
+      EvaluateRoot(Call("(f64[2], f64[2], c128[2,2], c128[2,2], s32[])", "p0", "lapack_dgeev_ffi",
+                        "compute_left = 86 : ui8, compute_right = 78 : ui8"),
+                   {L("f64[2,2]", "{{1, 1}, {0, 3}}")});
+  ASSERT_TRUE(triangular.ok()) << triangular.status();
+  absl::Span<const double> values = triangular->tuple_element(0).data<double>();
+  EXPECT_NEAR(std::min(values[0], values[1]), 1, 1e-14);
+  EXPECT_NEAR(std::max(values[0], values[1]), 3, 1e-14);
+  EXPECT_TRUE(LiteralsEqual(L("f64[2]", "{0, 0}"), triangular->tuple_element(1)));
+  absl::Span<const complex128> vl = triangular->tuple_element(2).data<complex128>();
+  for (const complex128& x : vl) EXPECT_EQ(x.imag(), 0);
+  for (const complex128& x : triangular->tuple_element(3).data<complex128>()) {
+    EXPECT_EQ(x, complex128(0));
+  }
+  // The left eigenvector of 3 is (0, 1): u^H A = 3 u^H.
+  const int three = values[0] > values[1] ? 0 : 1;
+  EXPECT_NEAR(std::abs(vl[0 * 2 + three]), 0, 1e-14);
+  EXPECT_NEAR(vl[1 * 2 + three].real(), 1, 1e-14);
 }
 
 TEST(EvaluatorLinalgTest, SvdKnownAnswers) {

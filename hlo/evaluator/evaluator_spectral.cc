@@ -1,14 +1,18 @@
 // The Hermitian eigendecomposition (LAPACK's syevd, heevd) and the SVD
 // (gesdd, gesvd) of hlo/analysis/linalg_op.h, by Jacobi rotations in the
 // element type: cyclic two-sided Jacobi for the eigenproblem, one-sided
-// (Hestenes) Jacobi for the SVD.  Slow (a few O(n^3) sweeps) but simple and
-// accurate to about the element type's epsilon relative to the norm, so an
-// oracle independent of the backends' LAPACK-style algorithms.
+// (Hestenes) Jacobi for the SVD.  The general eigenproblem (geev) by the
+// complex Schur form (Hessenberg reduction, shifted QR steps) and
+// triangular eigenvectors, in complex arithmetic for every type.  Slow (a few O(n^3) sweeps) but
+// simple and accurate to about the element type's epsilon relative to the norm, so an oracle
+// independent of the backends' LAPACK-style algorithms.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <tuple>
 #include <vector>
 
 #include "hlo/analysis/linalg_op.h"
@@ -336,9 +340,227 @@ absl::StatusOr<Literal> SvdOf(const HloInstruction& hlo, const LinalgOp& op, con
   return Literal::MakeTuple(std::move(results));
 }
 
+// A = Z T Z^H, T upper triangular (the complex Schur form), from the n x n
+// `t` in place: Householder reduction to Hessenberg form, then single-shift
+// QR steps (Wilkinson's shift, an exceptional one every 10 steps without
+// deflation) chasing the bulge with Givens rotations.  Returns whether it
+// converged.
+template <typename C>
+bool ComplexSchur(Columns<C>& t, Columns<C>& z) {
+  using Real = typename C::value_type;
+  const int64_t n = t.rows;
+  const Real eps = std::numeric_limits<Real>::epsilon();
+  z = Identity<C>(n);
+  for (int64_t k = 0; k + 2 < n; ++k) {
+    // P = I - 2 v v^H / |v|^2 maps column k below the diagonal onto e1.
+    std::vector<C> v(n, C(0));
+    Real norm = 0;
+    for (int64_t i = k + 1; i < n; ++i) norm += std::norm(t(i, k));
+    norm = std::sqrt(norm);
+    if (norm == 0) continue;
+    const C x0 = t(k + 1, k);
+    const C phase = std::abs(x0) == 0 ? C(1) : x0 / std::abs(x0);
+    for (int64_t i = k + 1; i < n; ++i) v[i] = t(i, k);
+    v[k + 1] += phase * norm;
+    Real v_norm = 0;
+    for (int64_t i = k + 1; i < n; ++i) v_norm += std::norm(v[i]);
+    for (int64_t j = 0; j < n; ++j) {  // t = P t
+      C dot = 0;
+      for (int64_t i = k + 1; i < n; ++i) dot += std::conj(v[i]) * t(i, j);
+      for (int64_t i = k + 1; i < n; ++i) t(i, j) -= C(2 / v_norm) * v[i] * dot;
+    }
+    for (Columns<C>* m : {&t, &z}) {  // t = t P, z = z P
+      for (int64_t i = 0; i < n; ++i) {
+        C dot = 0;
+        for (int64_t j = k + 1; j < n; ++j) dot += (*m)(i, j) * v[j];
+        for (int64_t j = k + 1; j < n; ++j) (*m)(i, j) -= C(2 / v_norm) * dot * std::conj(v[j]);
+      }
+    }
+    for (int64_t i = k + 2; i < n; ++i) t(i, k) = 0;
+  }
+  int64_t hi = n - 1, since_deflation = 0, steps = 0;
+  while (hi > 0) {
+    int64_t l = hi;
+    while (l > 0) {
+      Real scale = std::abs(t(l, l)) + std::abs(t(l - 1, l - 1));
+      if (std::abs(t(l, l - 1)) <= eps * scale || std::abs(t(l, l - 1)) == 0) break;
+      --l;
+    }
+    if (l > 0) t(l, l - 1) = 0;
+    if (l == hi) {
+      --hi;
+      since_deflation = 0;
+      continue;
+    }
+    if (++steps > 100 * n) return false;
+    ++since_deflation;
+    C shift;
+    if (since_deflation % 10 == 0) {
+      shift = t(hi, hi) + C(Real(0.75) * std::abs(t(hi, hi - 1)));
+    } else {
+      // The eigenvalue of the trailing 2 x 2 nearer its last diagonal entry.
+      const C a = t(hi - 1, hi - 1), b = t(hi - 1, hi), c = t(hi, hi - 1), d = t(hi, hi);
+      const C half = (a - d) / C(2);
+      C root = std::sqrt(half * half + b * c);
+      if (std::real(std::conj(half) * root) < 0) root = -root;
+      shift = d - b * c / (half + root == C(0) ? C(eps) : half + root);
+    }
+    C x = t(l, l) - shift, y = t(l + 1, l);
+    for (int64_t k = l; k < hi; ++k) {
+      if (k > l) {
+        x = t(k, k - 1);
+        y = t(k + 1, k - 1);
+      }
+      // G = [[c, s], [-conj(s), c]] with G (x, y) = (r, 0).
+      const Real r = std::hypot(std::abs(x), std::abs(y));
+      if (r == 0) continue;
+      Real c;
+      C s;
+      if (std::abs(x) == 0) {
+        c = 0;
+        s = std::conj(y) / C(std::abs(y));
+      } else {
+        c = std::abs(x) / r;
+        s = x / C(std::abs(x)) * std::conj(y) / C(r);
+      }
+      for (int64_t j = k > l ? k - 1 : k; j < n; ++j) {  // rows k, k+1: G t
+        const C p = t(k, j), q = t(k + 1, j);
+        t(k, j) = C(c) * p + s * q;
+        t(k + 1, j) = -std::conj(s) * p + C(c) * q;
+      }
+      if (k > l) t(k + 1, k - 1) = 0;
+      const int64_t last = std::min(k + 2, hi);
+      for (Columns<C>* m : {&t, &z}) {  // columns k, k+1: t G^H, z G^H
+        const int64_t rows = m == &z ? n - 1 : last;
+        for (int64_t i = 0; i <= rows; ++i) {
+          const C p = (*m)(i, k), q = (*m)(i, k + 1);
+          (*m)(i, k) = C(c) * p + std::conj(s) * q;
+          (*m)(i, k + 1) = -s * p + C(c) * q;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+// Scales `v` (n) to unit norm with its largest component (the first of
+// largest modulus) real and positive.
+template <typename C>
+void NormalizeEigenvector(std::vector<C>& v) {
+  using Real = typename C::value_type;
+  Real norm = 0;
+  int64_t largest = 0;
+  for (int64_t i = 0; i < static_cast<int64_t>(v.size()); ++i) {
+    norm += std::norm(v[i]);
+    if (std::abs(v[i]) > std::abs(v[largest])) largest = i;
+  }
+  if (norm == 0) return;
+  const C scale = std::conj(v[largest]) / C(std::abs(v[largest]) * std::sqrt(norm));
+  for (C& x : v) x *= scale;
+  v[largest] = C(std::real(v[largest]));
+}
+
+// Eigenvector k of A = Z T Z^H: right (A v = t_kk v) from T's upper
+// triangle by back substitution, or left (u^H A = t_kk u^H) forward, as
+// LAPACK's trevc; a zero divisor (a repeated eigenvalue) is replaced by
+// epsilon |t_kk|, as trevc does.
+template <typename C>
+std::vector<C> Eigenvector(const Columns<C>& t, const Columns<C>& z, int64_t k, bool left) {
+  using Real = typename C::value_type;
+  const int64_t n = t.rows;
+  const C lambda = t(k, k);
+  const Real smallest = std::max(std::numeric_limits<Real>::epsilon() * std::abs(lambda),
+                                 std::numeric_limits<Real>::min());
+  auto divide = [&](C sum, C d) {
+    if (std::abs(d) < smallest) d = C(smallest);
+    return -sum / d;
+  };
+  std::vector<C> x(n, C(0));
+  x[k] = 1;
+  if (left) {
+    for (int64_t i = k + 1; i < n; ++i) {
+      C sum = 0;
+      for (int64_t j = k; j < i; ++j) sum += std::conj(t(j, i)) * x[j];
+      x[i] = divide(sum, std::conj(t(i, i) - lambda));
+    }
+  } else {
+    for (int64_t i = k - 1; i >= 0; --i) {
+      C sum = 0;
+      for (int64_t j = i + 1; j <= k; ++j) sum += t(i, j) * x[j];
+      x[i] = divide(sum, t(i, i) - lambda);
+    }
+  }
+  std::vector<C> v(n, C(0));
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < n; ++j) v[i] += z(i, j) * x[j];
+  }
+  NormalizeEigenvector(v);
+  return v;
+}
+
+template <typename T>
+absl::StatusOr<Literal> GeneralEigenOf(const HloInstruction& hlo, const LinalgOp& op,
+                                       const Literal& a) {
+  using Real = decltype(RealPart(T()));
+  using C = std::complex<Real>;
+  const int64_t n = op.rows;
+  constexpr bool kComplex = kIsComplex<T>;
+  std::vector<Literal> results;
+  for (int64_t i = 0; i < hlo.shape().tuple_size(); ++i) {
+    TS_ASSIGN_OR_RETURN(Literal result, MakeLiteral(hlo.shape().tuple_shapes(i)));
+    results.push_back(std::move(result));
+  }
+  Literal& info = results.back();
+  Literal& left = results[kComplex ? 1 : 2];
+  Literal& right = results[kComplex ? 2 : 3];
+  for (int64_t b = 0; b < op.batch; ++b) {
+    const T* in = a.data<T>().data() + b * n * n;
+    std::vector<C> w(n);
+    Columns<C> t(n, n), z(n, n);
+    Real frobenius = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        t(i, j) = C(in[i * n + j]);
+        frobenius += std::norm(t(i, j));
+      }
+    }
+    const bool finite = AllFinite(in, n * n);
+    const bool converged = finite && ComplexSchur(t, z);
+    info.data<int32_t>()[b] = finite && !converged ? 1 : 0;
+    for (int64_t k = 0; k < n; ++k) {
+      w[k] = converged ? t(k, k) : C(std::numeric_limits<Real>::quiet_NaN());
+      // Real input: an eigenvalue within rounding of the real axis is real.
+      if (!kComplex && std::abs(std::imag(w[k])) <=
+                           n * std::numeric_limits<Real>::epsilon() * std::sqrt(frobenius)) {
+        w[k] = C(std::real(w[k]));
+      }
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      if constexpr (kComplex) {
+        results[0].data<T>()[b * n + k] = w[k];
+      } else {
+        results[0].data<T>()[b * n + k] = std::real(w[k]);
+        results[1].data<T>()[b * n + k] = std::imag(w[k]);
+      }
+      for (const auto& [wanted, side, is_left] :
+           {std::tuple{op.left_vectors, &left, true}, std::tuple{op.vectors, &right, false}}) {
+        if (!wanted) continue;
+        std::vector<C> v = converged ? Eigenvector(t, z, k, is_left)
+                                     : std::vector<C>(n, C(std::numeric_limits<Real>::quiet_NaN()));
+        if (!kComplex && std::imag(w[k]) == 0) {
+          for (C& x : v) x = C(std::real(x));
+        }
+        for (int64_t i = 0; i < n; ++i) side->template data<C>()[b * n * n + i * n + k] = v[i];
+      }
+    }
+  }
+  return Literal::MakeTuple(std::move(results));
+}
+
 template <typename T>
 absl::StatusOr<Literal> Spectral(const HloInstruction& hlo, const LinalgOp& op, const Literal& a) {
   if (op.kind == LinalgKind::kHermitianEigen) return HermitianEigenOf<T>(hlo, op, a);
+  if (op.kind == LinalgKind::kEigen) return GeneralEigenOf<T>(hlo, op, a);
   return SvdOf<T>(hlo, op, a);
 }
 

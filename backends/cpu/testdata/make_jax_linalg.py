@@ -1,7 +1,7 @@
 """Writes the JAX linear-algebra programs that linalg_test runs, with XLA's
 results: jnp.linalg and jax.scipy.linalg functions, which JAX's CPU lowering
 turns into LAPACK custom calls (lapack_?potrf_ffi, ?getrf, ?trsm, ?geqrf,
-?orgqr/?ungqr, ?syevd/?heevd, ?gesdd, ?gesvd).
+?orgqr/?ungqr, ?syevd/?heevd, ?gesdd, ?gesvd, ?geev).
 
 Eigenvectors and singular vectors are unique only up to sign (a complex
 phase), which LAPACK builds choose differently, so those programs return
@@ -149,10 +149,36 @@ def spectral_cases():
     yield "norm2_f32", lambda a: jnp.linalg.norm(a, ord=2), [general(9, 4)], 1e-5
 
 
+def eig_invariants(a):
+    """What no eigenvalue order or vector phase changes: the sorted real
+    parts and |imaginary parts|, how many eigenvalues are exactly real,
+    the residuals |A v - w v| and |u^H A - w u^H|, and the vectors' norms."""
+    w, vl, vr = jax.lax.linalg.eig(a, compute_left_eigenvectors=True)
+    ul = jnp.conj(jnp.swapaxes(vl, -1, -2))
+    right = jnp.abs(a @ vr - vr * w[..., None, :])
+    left = jnp.abs(ul @ a - w[..., :, None] * ul)
+    return (jnp.sort(w.real, axis=-1), jnp.sort(jnp.abs(w.imag), axis=-1),
+            jnp.sum(w.imag == 0, axis=-1), right, left,
+            jnp.linalg.norm(vr, axis=-2), jnp.linalg.norm(vl, axis=-2))
+
+
+def eigvals_invariants(a):
+    w = jnp.linalg.eigvals(a)
+    return jnp.sort(w.real, axis=-1), jnp.sort(jnp.abs(w.imag), axis=-1)
+
+
+def general_eigen_cases():
+    yield "eig_f32", eig_invariants, [general(6, 6)], 1e-4
+    yield "eig_c64", eig_invariants, [general(5, 5, dtype=np.complex64)], 1e-4
+    yield "eigvals_batched_f64", eigvals_invariants, [general(3, 7, 7, dtype=np.float64)], 1e-10
+    yield "eig_c128", eig_invariants, [general(2, 4, 4, dtype=np.complex128)], 1e-10
+
+
 def main():
     root = "jax_linalg"
     index = []
-    for cases in (cholesky_cases, lu_cases, qr_cases, triangular_cases, spectral_cases):
+    for cases in (cholesky_cases, lu_cases, qr_cases, triangular_cases, spectral_cases,
+                  general_eigen_cases):
         for name, fn, inputs, tolerance in cases():
             lowered = jax.jit(fn).lower(*inputs)
             outputs = jax.jit(fn)(*inputs)

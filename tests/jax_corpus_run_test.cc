@@ -5,8 +5,6 @@
 //
 // The corpus is found through TESSERA_JAX_CORPUS, which `./tessera test`
 // sets; without it the test skips.
-#include <cmath>
-#include <complex>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hlo/analysis/hlo_verifier.h"
+#include "hlo/evaluator/evaluator_test_util.h"
 #include "hlo/evaluator/hlo_evaluator.h"
 #include "hlo/ir/npy.h"
 #include "hlo/parser/hlo_parser.h"
@@ -47,35 +46,6 @@ std::string ReadAll(const fs::path& path) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
-}
-
-// "" when `got` matches `want` as the corpus checker does: exactly for
-// integers and PRED (and when the tolerance is 0), else elementwise
-// |got - want| <= tol + tol * |want|, NaN matching NaN.
-std::string Compare(const Literal& want, const Literal& got, double tol) {
-  if (want.shape().dimensions() != got.shape().dimensions()) {
-    return absl::StrCat("shape ", got.shape().ToString(), " vs XLA's ", want.shape().ToString());
-  }
-  const PrimitiveType type = want.shape().element_type();
-  for (int64_t i = 0; i < want.element_count(); ++i) {
-    if (IsComplexType(type)) {
-      const std::complex<double> a = want.GetAsComplex(i), b = got.GetAsComplex(i);
-      if (std::abs(a - b) > tol + tol * std::abs(a)) {
-        return absl::StrCat("element ", i, " differs (complex)");
-      }
-    } else if (IsFloatingPointType(type)) {
-      const double a = want.GetAsDouble(i), b = got.GetAsDouble(i);
-      if (std::isnan(a) && std::isnan(b)) continue;
-      const bool equal = tol == 0 ? a == b : std::abs(a - b) <= tol + tol * std::abs(a);
-      if (!equal && !(std::isinf(a) && a == b)) {
-        return absl::StrCat("element ", i, ": ", b, " vs XLA's ", a);
-      }
-    } else if (want.GetAsInt64(i) != got.GetAsInt64(i)) {
-      return absl::StrCat("element ", i, ": ", got.GetAsInt64(i), " vs XLA's ",
-                          want.GetAsInt64(i));
-    }
-  }
-  return "";
 }
 
 // Programs whose XLA results are not the exact semantics of their HLO, with
@@ -127,8 +97,13 @@ std::string RunProgram(const fs::path& dir, const Program& program) {
     absl::StatusOr<Literal> want =
         ReadNpyFileAs((home / absl::StrCat("out", i, ".npy")).string(), type);
     if (!want.ok()) return absl::StrCat("output ", i, ": ", want.status().message());
-    if (std::string diff = Compare(*want, *leaves[i], ToleranceFor(program)); !diff.empty()) {
-      return absl::StrCat("output ", i, ": ", diff);
+    // Integers and PRED exactly (floats too at tolerance 0), else within
+    // tolerance * (1 + |XLA's|), NaN only against NaN.
+    const double tolerance = ToleranceFor(program);
+    if (::testing::AssertionResult near =
+            evaluator_test::LiteralsNear(*want, *leaves[i], tolerance, tolerance);
+        !near) {
+      return absl::StrCat("output ", i, ": ", near.message());
     }
   }
   return "";

@@ -138,8 +138,8 @@ bool GeneralEigen(int64_t n, const T* a, std::complex<Real>* w, bool left, std::
   MatrixMap<C> left_vectors(vl, n, n), right_vectors(vr, n, n);
   left_vectors.setZero();
   right_vectors.setZero();
-  const Matrix<C> matrix = ConstMatrixMap<T>(a, n, n).template cast<C>();
-  if (!matrix.allFinite()) {
+  const ConstMatrixMap<T> input(a, n, n);
+  if (!input.allFinite()) {
     values.setConstant(C(NaN<Real>(), NaN<Real>()));
     if (left) left_vectors.setConstant(C(NaN<Real>(), NaN<Real>()));
     if (right) right_vectors.setConstant(C(NaN<Real>(), NaN<Real>()));
@@ -151,7 +151,7 @@ bool GeneralEigen(int64_t n, const T* a, std::complex<Real>* w, bool left, std::
       // double shifts in real arithmetic, several times faster than the
       // complex one), whose eigenvalues are exactly real or exact conjugate
       // pairs and whose real eigenvalues have real vectors.
-      Eigen::EigenSolver<Matrix<Real>> solver(ConstMatrixMap<T>(a, n, n), right);
+      Eigen::EigenSolver<Matrix<Real>> solver(input, right);
       if (solver.info() != Eigen::Success) return false;
       values = solver.eigenvalues();
       if (right) {
@@ -166,6 +166,7 @@ bool GeneralEigen(int64_t n, const T* a, std::complex<Real>* w, bool left, std::
       return true;
     }
   }
+  const Matrix<C> matrix = input.template cast<C>();
   Eigen::ComplexSchur<Matrix<C>> schur(matrix, left || right);
   if (schur.info() != Eigen::Success) return false;
   const Matrix<C>& t = schur.matrixT();

@@ -14,6 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/eigen_dot.h"
 #include "backends/cpu/eigen_factorizations.h"
+#include "backends/cpu/lapack_factorizations.h"
+#include "backends/cpu/lapack_library.h"
 #include "backends/cpu/onednn_gemm.h"
 #include "backends/cpu/transpose_tile.h"
 #include "hlo/ir/hlo_instruction.h"
@@ -36,9 +38,20 @@ constexpr Eigen::Index kBlockedOrder = 128;
 constexpr Eigen::Index kBlock = 64;
 // Columns of an update's product per task.
 constexpr Eigen::Index kPanelColumns = 128;
+// Eigenproblems and SVDs of at least this order run in the host's LAPACK
+// (lapack_factorizations.h) where it loads; smaller ones in Eigen, whose
+// solvers have no workspace queries or per-call allocations to amortize.
+constexpr int64_t kLapackOrder = 16;
 
 template <typename T>
 using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
+
+// The LAPACK routines to factor `op`'s matrices with, or null for Eigen.
+const lapack::Routines* LapackFor(const LinalgOp& op) {
+  if (std::max(op.rows, op.cols) < kLapackOrder) return nullptr;
+  if (!factorizations_lapack::Fits(op.rows, op.cols)) return nullptr;
+  return lapack::Load();
+}
 template <typename T>
 using MatrixRef = Eigen::Ref<Matrix<T>, 0, Eigen::OuterStride<>>;
 template <typename T>
@@ -487,8 +500,11 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
       // The eigensolver reads the lower triangle: the upper one's, mirrored.
       if (!op.lower) a = a.adjoint().eval();
       std::vector<Real> w(op.rows);
+      const lapack::Routines* lapack = LapackFor(op);
       const bool converged =
-          eigen_dot_internal::KernelsSupported()
+          lapack != nullptr ? factorizations_lapack::HermitianEigen(*lapack, op.rows, a.data(),
+                                                                    w.data(), op.vectors)
+          : eigen_dot_internal::KernelsSupported()
               ? factorizations_avx512::HermitianEigen(op.rows, a.data(), w.data(), op.vectors)
               : factorizations_baseline::HermitianEigen(op.rows, a.data(), w.data(), op.vectors);
       CopyOut(a, plan.results[0], batch, out);
@@ -506,8 +522,12 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
       Matrix<C> left(n, n), right(n, n);
       std::vector<C> w(n);
       CopyIn(a_data, plan.operands[0], batch, a);
+      const lapack::Routines* lapack = LapackFor(op);
       const bool converged =
-          eigen_dot_internal::KernelsSupported()
+          lapack != nullptr
+              ? factorizations_lapack::GeneralEigen(*lapack, n, a.data(), w.data(), op.left_vectors,
+                                                    left.data(), op.vectors, right.data())
+          : eigen_dot_internal::KernelsSupported()
               ? factorizations_avx512::GeneralEigen(n, a.data(), w.data(), op.left_vectors,
                                                     left.data(), op.vectors, right.data())
               : factorizations_baseline::GeneralEigen(n, a.data(), w.data(), op.left_vectors,
@@ -549,8 +569,12 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
           vt.setIdentity();
         }
       } else {
+        const lapack::Routines* lapack = LapackFor(op);
         converged =
-            eigen_dot_internal::KernelsSupported()
+            lapack != nullptr
+                ? factorizations_lapack::Svd(*lapack, op.rows, op.cols, a.data(), s.data(),
+                                             op.vectors, u_cols, u.data(), vt_rows, vt.data())
+            : eigen_dot_internal::KernelsSupported()
                 ? factorizations_avx512::Svd(op.rows, op.cols, a.data(), s.data(), op.vectors,
                                              u_cols, u.data(), vt_rows, vt.data())
                 : factorizations_baseline::Svd(op.rows, op.cols, a.data(), s.data(), op.vectors,

@@ -17,10 +17,12 @@
 // must be LAPACK's (the first largest |a|, or |re| + |im| for complex,
 // where Eigen scores complex by |z|).  Results match the evaluator's
 // unblocked algorithms to a relative tolerance (the sums are in another
-// order), pivots exactly but for near-ties.  QR (geqrf, orgqr/ungqr), the
-// Hermitian eigensolver and the SVD are Eigen's (eigen_factorizations.h),
-// built for AVX-512 where the host has it; their eigenvectors and singular
-// vectors may differ from the evaluator's (and LAPACK's) in sign or phase.
+// order), pivots exactly but for near-ties.  QR (geqrf, orgqr/ungqr) is
+// Eigen's (eigen_factorizations.h), built for AVX-512 where the host has it.
+// The eigenproblems and the SVD from order 16 up run in the host's LAPACK
+// (lapack_factorizations.h, OpenBLAS's where installed), as XLA's do, and
+// below that or without one in Eigen; their eigenvectors and singular
+// vectors may differ from the evaluator's in sign or phase.
 // Eigen's Householder reflectors match LAPACK's (its coefficients are the
 // taus' conjugates).
 #ifndef TESSERA_BACKENDS_CPU_LINALG_THUNK_H_

@@ -1,0 +1,40 @@
+// The Hermitian eigensolver, the SVD and the general eigensolver through the
+// host's LAPACK (lapack_library.h): the same routines as XLA's CPU runtime,
+// LAPACK's divide-and-conquer syevd and gesdd and geev's multishift
+// Hessenberg QR with early deflation, which Eigen's solvers lack (Eigen's
+// real Schur iteration took 4-5x LAPACK's time at order 256).  The
+// contracts are eigen_factorizations.h's, so the linear-algebra thunk can
+// run either: column-major matrices, NaN results for non-finite input,
+// false where LAPACK reports no convergence.  Orders must fit LAPACK's
+// 32-bit integers (Fits).
+#ifndef TESSERA_BACKENDS_CPU_LAPACK_FACTORIZATIONS_H_
+#define TESSERA_BACKENDS_CPU_LAPACK_FACTORIZATIONS_H_
+
+#include <complex>
+#include <cstdint>
+
+#include "backends/cpu/lapack_library.h"
+
+namespace tessera {
+namespace cpu {
+namespace factorizations_lapack {
+
+// Whether an m x n matrix's dimensions and workspaces fit LAPACK's Int.
+bool Fits(int64_t m, int64_t n);
+
+template <typename T, typename Real>
+bool HermitianEigen(const lapack::Routines& lapack, int64_t n, T* a, Real* w, bool vectors);
+
+template <typename T, typename Real>
+bool Svd(const lapack::Routines& lapack, int64_t m, int64_t n, const T* a, Real* s, bool vectors,
+         int64_t u_cols, T* u, int64_t vt_rows, T* vt);
+
+template <typename T, typename Real>
+bool GeneralEigen(const lapack::Routines& lapack, int64_t n, const T* a, std::complex<Real>* w,
+                  bool left, std::complex<Real>* vl, bool right, std::complex<Real>* vr);
+
+}  // namespace factorizations_lapack
+}  // namespace cpu
+}  // namespace tessera
+
+#endif  // TESSERA_BACKENDS_CPU_LAPACK_FACTORIZATIONS_H_

@@ -1,0 +1,91 @@
+// The host's LAPACK, loaded at first use: the routines XLA's CPU runtime
+// calls for JAX's linear algebra (syevd/heevd, gesdd, geev), which the
+// linear-algebra thunk prefers to Eigen's solvers where they are faster
+// (lapack_factorizations.h).  Loaded with dlopen rather than linked, so that
+// the compiler builds and runs without it: where none loads, every caller
+// falls back to Eigen.
+//
+// Which library: $TESSERA_LAPACK names a shared object, or "none" to use
+// none; by default OpenBLAS's (Debian's libopenblas0), then the system's
+// liblapack.so.3.  OpenBLAS reads two variables when it loads, and where
+// the user has not set them they are set first:
+// - OPENBLAS_NUM_THREADS=1: the runtime's thread pool already runs a
+//   batch's matrices in parallel; OpenBLAS's own threads would oversubscribe
+//   the cores (and were slower at order 256 on two cores).
+// - OPENBLAS_CORETYPE from the host's features (SkylakeX with AVX-512,
+//   Haswell with AVX2): OpenBLAS 0.3.21 recognizes CPUs by model number, and
+//   on a VM whose model it does not know it falls back to SSE3 kernels,
+//   2-3x slower here.
+#ifndef TESSERA_BACKENDS_CPU_LAPACK_LIBRARY_H_
+#define TESSERA_BACKENDS_CPU_LAPACK_LIBRARY_H_
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tessera {
+namespace cpu {
+namespace lapack {
+
+// LAPACK's INTEGER in the LP64 builds Debian ships.
+using Int = int32_t;
+// gfortran passes each CHARACTER argument's length after the others; the
+// routines here read one character, so each length is 1.
+using Length = size_t;
+
+template <typename T>
+using Syevd = void (*)(const char* jobz, const char* uplo, const Int* n, T* a, const Int* lda, T* w,
+                       T* work, const Int* lwork, Int* iwork, const Int* liwork, Int* info, Length,
+                       Length);
+template <typename C, typename Real>
+using Heevd = void (*)(const char* jobz, const char* uplo, const Int* n, C* a, const Int* lda,
+                       Real* w, C* work, const Int* lwork, Real* rwork, const Int* lrwork,
+                       Int* iwork, const Int* liwork, Int* info, Length, Length);
+template <typename T>
+using RealGesdd = void (*)(const char* jobz, const Int* m, const Int* n, T* a, const Int* lda, T* s,
+                           T* u, const Int* ldu, T* vt, const Int* ldvt, T* work, const Int* lwork,
+                           Int* iwork, Int* info, Length);
+template <typename C, typename Real>
+using ComplexGesdd = void (*)(const char* jobz, const Int* m, const Int* n, C* a, const Int* lda,
+                              Real* s, C* u, const Int* ldu, C* vt, const Int* ldvt, C* work,
+                              const Int* lwork, Real* rwork, Int* iwork, Int* info, Length);
+template <typename T>
+using RealGeev = void (*)(const char* jobvl, const char* jobvr, const Int* n, T* a, const Int* lda,
+                          T* wr, T* wi, T* vl, const Int* ldvl, T* vr, const Int* ldvr, T* work,
+                          const Int* lwork, Int* info, Length, Length);
+template <typename C, typename Real>
+using ComplexGeev = void (*)(const char* jobvl, const char* jobvr, const Int* n, C* a,
+                             const Int* lda, C* w, C* vl, const Int* ldvl, C* vr, const Int* ldvr,
+                             C* work, const Int* lwork, Real* rwork, Int* info, Length, Length);
+
+// The routines, all present (a library lacking one is not used).
+struct Routines {
+  Syevd<float> ssyevd;
+  Syevd<double> dsyevd;
+  Heevd<std::complex<float>, float> cheevd;
+  Heevd<std::complex<double>, double> zheevd;
+  RealGesdd<float> sgesdd;
+  RealGesdd<double> dgesdd;
+  ComplexGesdd<std::complex<float>, float> cgesdd;
+  ComplexGesdd<std::complex<double>, double> zgesdd;
+  RealGeev<float> sgeev;
+  RealGeev<double> dgeev;
+  ComplexGeev<std::complex<float>, float> cgeev;
+  ComplexGeev<std::complex<double>, double> zgeev;
+};
+
+// The loaded routines, or null where no library loads (see above).  The
+// first call loads; later ones are a read.  Thread-safe.
+const Routines* Load();
+
+// What Load() found: the library's path and, for OpenBLAS, its kernels'
+// core type ("SkylakeX"), or why none loaded.  For `tessera` diagnostics
+// and tests.
+std::string Describe();
+
+}  // namespace lapack
+}  // namespace cpu
+}  // namespace tessera
+
+#endif  // TESSERA_BACKENDS_CPU_LAPACK_LIBRARY_H_

@@ -25,24 +25,32 @@ template <typename T>
 struct Select;
 template <>
 struct Select<float> {
+  static auto Solve(const lapack::Routines& r) { return r.strsm; }
+  static auto Lu(const lapack::Routines& r) { return r.sgetrf; }
   static auto Eigen(const lapack::Routines& r) { return r.ssyevd; }
   static auto Svd(const lapack::Routines& r) { return r.sgesdd; }
   static auto General(const lapack::Routines& r) { return r.sgeev; }
 };
 template <>
 struct Select<double> {
+  static auto Solve(const lapack::Routines& r) { return r.dtrsm; }
+  static auto Lu(const lapack::Routines& r) { return r.dgetrf; }
   static auto Eigen(const lapack::Routines& r) { return r.dsyevd; }
   static auto Svd(const lapack::Routines& r) { return r.dgesdd; }
   static auto General(const lapack::Routines& r) { return r.dgeev; }
 };
 template <>
 struct Select<std::complex<float>> {
+  static auto Solve(const lapack::Routines& r) { return r.ctrsm; }
+  static auto Lu(const lapack::Routines& r) { return r.cgetrf; }
   static auto Eigen(const lapack::Routines& r) { return r.cheevd; }
   static auto Svd(const lapack::Routines& r) { return r.cgesdd; }
   static auto General(const lapack::Routines& r) { return r.cgeev; }
 };
 template <>
 struct Select<std::complex<double>> {
+  static auto Solve(const lapack::Routines& r) { return r.ztrsm; }
+  static auto Lu(const lapack::Routines& r) { return r.zgetrf; }
   static auto Eigen(const lapack::Routines& r) { return r.zheevd; }
   static auto Svd(const lapack::Routines& r) { return r.zgesdd; }
   static auto General(const lapack::Routines& r) { return r.zgeev; }
@@ -116,6 +124,27 @@ bool Fits(int64_t m, int64_t n) {
   const double bound =
       8.0 * (static_cast<double>(k) * k + static_cast<double>(larger) * k + larger);
   return bound < std::numeric_limits<Int>::max();
+}
+
+template <typename T>
+void TriangularSolve(const lapack::Routines& lapack, bool left_side, bool lower, char transpose,
+                     bool unit_diagonal, int64_t m, int64_t n, const T* a, T* b, int64_t ldb) {
+  if (m == 0 || n == 0) return;
+  const char side = left_side ? 'L' : 'R', uplo = lower ? 'L' : 'U';
+  const char diag = unit_diagonal ? 'U' : 'N';
+  const Int rows = m, cols = n, lda = left_side ? m : n, b_stride = ldb;
+  const T one = 1;
+  Select<T>::Solve(lapack)(&side, &uplo, &transpose, &diag, &rows, &cols, &one, a, &lda, b,
+                           &b_stride, 1, 1, 1, 1);
+}
+
+template <typename T>
+int32_t Lu(const lapack::Routines& lapack, int64_t m, int64_t n, T* a, int32_t* pivots) {
+  if (m == 0 || n == 0) return 0;
+  const Int rows = m, cols = n;
+  Int info = 0;
+  Select<T>::Lu(lapack)(&rows, &cols, a, &rows, pivots, &info);
+  return info;
 }
 
 template <typename T, typename Real>
@@ -249,6 +278,9 @@ bool GeneralEigen(const lapack::Routines& lapack, int64_t n, const T* a, std::co
 }
 
 #define TESSERA_LAPACK_FACTORIZATIONS(T, Real)                                                 \
+  template void TriangularSolve<T>(const lapack::Routines&, bool, bool, char, bool, int64_t,   \
+                                   int64_t, const T*, T*, int64_t);                            \
+  template int32_t Lu<T>(const lapack::Routines&, int64_t, int64_t, T*, int32_t*);             \
   template bool HermitianEigen<T, Real>(const lapack::Routines&, int64_t, T*, Real*, bool);    \
   template bool Svd<T, Real>(const lapack::Routines&, int64_t, int64_t, const T*, Real*, bool, \
                              int64_t, T*, int64_t, T*);                                        \

@@ -1,10 +1,12 @@
-// The Hermitian eigensolver, the SVD and the general eigensolver through the
+// Triangular solves, LU, the Hermitian eigensolver, the SVD and the general
+// eigensolver through the
 // host's LAPACK (lapack_library.h): the same routines as XLA's CPU runtime,
-// LAPACK's divide-and-conquer syevd and gesdd and geev's multishift
-// Hessenberg QR with early deflation, which Eigen's solvers lack (Eigen's
-// real Schur iteration took 4-5x LAPACK's time at order 256).  The
-// contracts are eigen_factorizations.h's, so the linear-algebra thunk can
-// run either: column-major matrices, NaN results for non-finite input,
+// OpenBLAS's recursive getrf, LAPACK's divide-and-conquer syevd and gesdd
+// and geev's multishift Hessenberg QR with early deflation, which Eigen's
+// solvers lack (Eigen's real Schur iteration took 4-5x LAPACK's time at
+// order 256).  The eigensolvers' and SVD's contracts are
+// eigen_factorizations.h's, so the linear-algebra thunk can run either:
+// column-major matrices, NaN results for non-finite input,
 // false where LAPACK reports no convergence.  Orders must fit LAPACK's
 // 32-bit integers (Fits).
 #ifndef TESSERA_BACKENDS_CPU_LAPACK_FACTORIZATIONS_H_
@@ -21,6 +23,20 @@ namespace factorizations_lapack {
 
 // Whether an m x n matrix's dimensions and workspaces fit LAPACK's Int.
 bool Fits(int64_t m, int64_t n);
+
+// op(A) X = B (`left_side`) or X op(A) = B in place of the m x n `b`
+// (leading dimension ldb), A the side x side `a` (side m or n), of which the `lower` or upper
+// triangle is read, op(A) one of A, A^T, A^H (`transpose` 'N', 'T', 'C'), its diagonal taken as
+// ones with `unit_diagonal`: BLAS's trsm.
+template <typename T>
+void TriangularSolve(const lapack::Routines& lapack, bool left_side, bool lower, char transpose,
+                     bool unit_diagonal, int64_t m, int64_t n, const T* a, T* b, int64_t ldb);
+
+// P A = L U in place of the m x n `a` with partial pivoting, LAPACK's
+// 1-based pivots (min(m, n)) in `pivots`; returns getrf's info (k + 1 for
+// the first zero pivot u_kk, else 0).
+template <typename T>
+int32_t Lu(const lapack::Routines& lapack, int64_t m, int64_t n, T* a, int32_t* pivots);
 
 template <typename T, typename Real>
 bool HermitianEigen(const lapack::Routines& lapack, int64_t n, T* a, Real* w, bool vectors);

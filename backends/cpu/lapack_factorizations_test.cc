@@ -71,6 +71,35 @@ TEST(LapackFactorizationsTest, FitsBoundsTheWorkspaces) {
   EXPECT_FALSE(factorizations_lapack::Fits(1LL << 31, 1));
 }
 
+TEST(LapackFactorizationsTest, LuReconstructsAndReportsTheZeroPivot) {
+  REQUIRE_LAPACK(lapack);
+  const int64_t m = 30, n = 20;
+  const std::vector<double> a = RandomMatrix<double>(m, n, 8);
+  std::vector<double> lu = a;
+  std::vector<int32_t> pivots(n);
+  ASSERT_EQ(factorizations_lapack::Lu(*lapack, m, n, lu.data(), pivots.data()), 0);
+  // P A = L U: apply the row swaps to A, then compare with L U.
+  std::vector<double> permuted = a;
+  for (int64_t k = 0; k < n; ++k) {
+    ASSERT_GE(pivots[k], k + 1);
+    for (int64_t j = 0; j < n; ++j) std::swap(permuted[j * m + k], permuted[j * m + pivots[k] - 1]);
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t l = 0; l <= std::min(i, j); ++l) {
+        sum += (l == i ? 1.0 : lu[l * m + i]) * lu[j * m + l];
+      }
+      EXPECT_NEAR(sum, permuted[j * m + i], 1e-12) << i << "," << j;
+    }
+  }
+  // A zero column: getrf's info names it (1-based).
+  std::vector<float> singular = RandomMatrix<float>(n, n, 9);
+  std::fill(singular.begin() + 4 * n, singular.begin() + 5 * n, 0.0f);
+  std::vector<int32_t> singular_pivots(n);
+  EXPECT_EQ(factorizations_lapack::Lu(*lapack, n, n, singular.data(), singular_pivots.data()), 5);
+}
+
 template <typename T>
 void CheckHermitianEigenAgrees(const lapack::Routines& lapack, int64_t n) {
   using Real = decltype(std::real(T()));

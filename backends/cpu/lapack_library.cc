@@ -50,6 +50,14 @@ bool Bind(void* handle, Routines& routines, std::string& missing) {
     }
     pointer = reinterpret_cast<std::remove_reference_t<decltype(pointer)>>(address);
   };
+  bind(routines.strsm, "strsm_");
+  bind(routines.dtrsm, "dtrsm_");
+  bind(routines.ctrsm, "ctrsm_");
+  bind(routines.ztrsm, "ztrsm_");
+  bind(routines.sgetrf, "sgetrf_");
+  bind(routines.dgetrf, "dgetrf_");
+  bind(routines.cgetrf, "cgetrf_");
+  bind(routines.zgetrf, "zgetrf_");
   bind(routines.ssyevd, "ssyevd_");
   bind(routines.dsyevd, "dsyevd_");
   bind(routines.cheevd, "cheevd_");

@@ -1,5 +1,5 @@
 // The host's LAPACK, loaded at first use: the routines XLA's CPU runtime
-// calls for JAX's linear algebra (syevd/heevd, gesdd, geev), which the
+// calls for JAX's linear algebra (trsm, getrf, syevd/heevd, gesdd, geev), which the
 // linear-algebra thunk prefers to Eigen's solvers where they are faster
 // (lapack_factorizations.h).  Loaded with dlopen rather than linked, so that
 // the compiler builds and runs without it: where none loads, every caller
@@ -35,6 +35,12 @@ using Int = int32_t;
 using Length = size_t;
 
 template <typename T>
+using Trsm = void (*)(const char* side, const char* uplo, const char* transa, const char* diag,
+                      const Int* m, const Int* n, const T* alpha, const T* a, const Int* lda, T* b,
+                      const Int* ldb, Length, Length, Length, Length);
+template <typename T>
+using Getrf = void (*)(const Int* m, const Int* n, T* a, const Int* lda, Int* ipiv, Int* info);
+template <typename T>
 using Syevd = void (*)(const char* jobz, const char* uplo, const Int* n, T* a, const Int* lda, T* w,
                        T* work, const Int* lwork, Int* iwork, const Int* liwork, Int* info, Length,
                        Length);
@@ -61,6 +67,14 @@ using ComplexGeev = void (*)(const char* jobvl, const char* jobvr, const Int* n,
 
 // The routines, all present (a library lacking one is not used).
 struct Routines {
+  Trsm<float> strsm;  // BLAS's, which OpenBLAS (and any LAPACK's BLAS) has
+  Trsm<double> dtrsm;
+  Trsm<std::complex<float>> ctrsm;
+  Trsm<std::complex<double>> ztrsm;
+  Getrf<float> sgetrf;
+  Getrf<double> dgetrf;
+  Getrf<std::complex<float>> cgetrf;
+  Getrf<std::complex<double>> zgetrf;
   Syevd<float> ssyevd;
   Syevd<double> dsyevd;
   Heevd<std::complex<float>, float> cheevd;

@@ -221,24 +221,26 @@ ENTRY e {
 }
 
 TEST(LinalgTest, XlaTriangularSolveMatchesTheEvaluator) {
-  // 37: Eigen's solves; 150: blocked, through the GEMM kernels.
-  for (const auto& [type, n] : std::vector<std::pair<std::string, int>>{
-           {"f32", 37}, {"c128", 37}, {"f32", 150}, {"c64", 150}}) {
+  // 37: Eigen's solves; 150: BLAS's trsm where a LAPACK loads, else
+  // blocked through the GEMM kernels (batches of 2 split over the pool, a
+  // single matrix's updates split over it).
+  for (const auto& [type, n, batch] : std::vector<std::tuple<std::string, int, int>>{
+           {"f32", 37, 2}, {"c128", 37, 2}, {"f32", 150, 2}, {"c64", 150, 1}, {"f64", 150, 1}}) {
     for (bool left : {true, false}) {
       for (const char* lower : {"true", "false"}) {
         for (const char* unit : {"true", "false"}) {
           for (const char* transpose : {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"}) {
             const std::string b_dims =
-                left ? absl::StrCat("2,", n, ",70") : absl::StrCat("2,70,", n);
+                left ? absl::StrCat(batch, ",", n, ",70") : absl::StrCat(batch, ",70,", n);
             const std::string text = absl::StrFormat(
                 R"(
 HloModule m
 ENTRY e {
-  a = %s[2,%d,%d] parameter(0)
+  a = %s[%d,%d,%d] parameter(0)
   b = %s[%s] parameter(1)
   ROOT x = %s[%s] triangular-solve(a, b), left_side=%s, lower=%s, unit_diagonal=%s, transpose_a=%s
 })",
-                type, n, n, type, b_dims, type, b_dims, left ? "true" : "false", lower, unit,
+                type, batch, n, n, type, b_dims, type, b_dims, left ? "true" : "false", lower, unit,
                 transpose);
             absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
             ASSERT_TRUE(module.ok()) << module.status();

@@ -39,16 +39,21 @@ constexpr Eigen::Index kBlock = 64;
 // Columns of an update's product per task.
 constexpr Eigen::Index kPanelColumns = 128;
 // Eigenproblems and SVDs of at least this order run in the host's LAPACK
-// (lapack_factorizations.h) where it loads; smaller ones in Eigen, whose
-// solvers have no workspace queries or per-call allocations to amortize.
+// (lapack_factorizations.h) where it loads, and so do LUs of at least
+// kLapackLuOrder and triangular solves of kBlockedOrder; smaller ones run
+// Eigen's solvers or our LU, which have no per-call workspace queries and
+// allocations to amortize (an LU at 16 took 1.3x OpenBLAS's time, at 48
+// about the same: op_sweep's slogdet batches).
 constexpr int64_t kLapackOrder = 16;
+constexpr int64_t kLapackLuOrder = 32;
 
 template <typename T>
 using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
 
-// The LAPACK routines to factor `op`'s matrices with, or null for Eigen.
+// The LAPACK routines to run `op`'s matrices with, or null for our own.
 const lapack::Routines* LapackFor(const LinalgOp& op) {
-  if (std::max(op.rows, op.cols) < kLapackOrder) return nullptr;
+  const int64_t order = std::max(op.rows, op.cols);
+  if (order < (op.kind == LinalgKind::kLu ? kLapackLuOrder : kLapackOrder)) return nullptr;
   if (!factorizations_lapack::Fits(op.rows, op.cols)) return nullptr;
   return lapack::Load();
 }
@@ -453,7 +458,10 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
       CopyIn(a_data, plan.operands[0], batch, a);
       const int64_t steps = std::min(op.rows, op.cols);
       std::vector<int32_t> pivots(steps);
-      const int32_t info = BlockedLu(a, pivots.data(), pool);
+      const lapack::Routines* lapack = LapackFor(op);
+      const int32_t info = lapack != nullptr ? factorizations_lapack::Lu(*lapack, op.rows, op.cols,
+                                                                         a.data(), pivots.data())
+                                             : BlockedLu(a, pivots.data(), pool);
       CopyOut(a, plan.results[0], batch, out);
       int32_t* pivots_out = static_cast<int32_t*>(results[1]);
       for (int64_t k = 0; k < steps; ++k) pivots_out[plan.results[1].Offset(batch, k)] = pivots[k];
@@ -594,7 +602,19 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
       CopyIn(a_data, plan.operands[0], batch, a);
       CopyIn(static_cast<const T*>(operands[1]), plan.operands[1], batch, b);
       if (side >= kBlockedOrder) {
-        LargeTriangularSolve(op, a, b, pool);
+        if (const lapack::Routines* lapack = LapackFor(op)) {
+          const char transpose = op.transpose == LinalgTranspose::kNone        ? 'N'
+                                 : op.transpose == LinalgTranspose::kTranspose ? 'T'
+                                                                               : 'C';
+          // One call: OpenBLAS runs level-3 calls from several threads one at
+          // a time, so slices of X's columns on the pool's threads took as
+          // long (256 x 256 on two cores).
+          factorizations_lapack::TriangularSolve(*lapack, op.left_side, op.lower, transpose,
+                                                 op.unit_diagonal, op.rows, op.cols, a.data(),
+                                                 b.data(), op.rows);
+        } else {
+          LargeTriangularSolve(op, a, b, pool);
+        }
         CopyOut(b, plan.results[0], batch, out);
         return;
       }

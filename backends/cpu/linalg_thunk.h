@@ -13,9 +13,10 @@
 // solves run; from 128 up, blocked right-looking algorithms whose updates
 // are GEMMs (oneDNN's sgemm for f32, RunDot's kernels otherwise) split
 // over the pool, and whose diagonal-block solves multiply by the block's
-// inverse.  LU is always our own blocked factorization, because its pivots
-// must be LAPACK's (the first largest |a|, or |re| + |im| for complex,
-// where Eigen scores complex by |z|).  Results match the evaluator's
+// inverse.  LU from order 16 up is the host LAPACK's getrf where one loads
+// (lapack_factorizations.h); otherwise our own blocked factorization,
+// because its pivots must be LAPACK's (the first largest |a|, or
+// |re| + |im| for complex, where Eigen scores complex by |z|).  Results match the evaluator's
 // unblocked algorithms to a relative tolerance (the sums are in another
 // order), pivots exactly but for near-ties.  QR (geqrf, orgqr/ungqr) is
 // Eigen's (eigen_factorizations.h), built for AVX-512 where the host has it.

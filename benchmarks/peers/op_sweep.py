@@ -95,6 +95,8 @@ OPS = {
     "inv_256": (jnp.linalg.inv, [well_conditioned(256, 256)]),
     "slogdet_256": (lambda a: jnp.linalg.slogdet(a)[1], [well_conditioned(256, 256)]),
     "solve_4x4_batch": (jnp.linalg.solve, [well_conditioned(4096, 4, 4), f32(4096, 4, 1)]),
+    "slogdet_16x16_batch": (lambda a: jnp.linalg.slogdet(a)[1], [well_conditioned(512, 16, 16)]),
+    "slogdet_48x48_batch": (lambda a: jnp.linalg.slogdet(a)[1], [well_conditioned(128, 48, 48)]),
     "solve_triangular": (lambda a, b: jax.scipy.linalg.solve_triangular(a, b, lower=True),
                          [well_conditioned(1024, 1024), f32(1024, 256)]),
     "qr_512": (lambda a: jnp.linalg.qr(a)[0], [f32(512, 512)]),

@@ -26,6 +26,7 @@ struct Select;
 template <>
 struct Select<float> {
   static auto Solve(const lapack::Routines& r) { return r.strsm; }
+  static auto Tridiagonal(const lapack::Routines& r) { return r.sgtsv; }
   static auto Lu(const lapack::Routines& r) { return r.sgetrf; }
   static auto Eigen(const lapack::Routines& r) { return r.ssyevd; }
   static auto Svd(const lapack::Routines& r) { return r.sgesdd; }
@@ -34,6 +35,7 @@ struct Select<float> {
 template <>
 struct Select<double> {
   static auto Solve(const lapack::Routines& r) { return r.dtrsm; }
+  static auto Tridiagonal(const lapack::Routines& r) { return r.dgtsv; }
   static auto Lu(const lapack::Routines& r) { return r.dgetrf; }
   static auto Eigen(const lapack::Routines& r) { return r.dsyevd; }
   static auto Svd(const lapack::Routines& r) { return r.dgesdd; }
@@ -42,6 +44,7 @@ struct Select<double> {
 template <>
 struct Select<std::complex<float>> {
   static auto Solve(const lapack::Routines& r) { return r.ctrsm; }
+  static auto Tridiagonal(const lapack::Routines& r) { return r.cgtsv; }
   static auto Lu(const lapack::Routines& r) { return r.cgetrf; }
   static auto Eigen(const lapack::Routines& r) { return r.cheevd; }
   static auto Svd(const lapack::Routines& r) { return r.cgesdd; }
@@ -50,6 +53,7 @@ struct Select<std::complex<float>> {
 template <>
 struct Select<std::complex<double>> {
   static auto Solve(const lapack::Routines& r) { return r.ztrsm; }
+  static auto Tridiagonal(const lapack::Routines& r) { return r.zgtsv; }
   static auto Lu(const lapack::Routines& r) { return r.zgetrf; }
   static auto Eigen(const lapack::Routines& r) { return r.zheevd; }
   static auto Svd(const lapack::Routines& r) { return r.zgesdd; }
@@ -136,6 +140,23 @@ void TriangularSolve(const lapack::Routines& lapack, bool left_side, bool lower,
   const T one = 1;
   Select<T>::Solve(lapack)(&side, &uplo, &transpose, &diag, &rows, &cols, &one, a, &lda, b,
                            &b_stride, 1, 1, 1, 1);
+}
+
+template <typename T>
+int32_t TridiagonalSolve(const lapack::Routines& lapack, int64_t n, int64_t nrhs, T* dl, T* d,
+                         T* du, T* b) {
+  if (n == 0) return 0;
+  // OpenBLAS's gtsv touches B even with no right-hand sides (it faulted on
+  // an empty one); it still factors, so it runs on a scratch column.
+  std::vector<T> scratch;
+  if (nrhs == 0) {
+    scratch.resize(n);
+    b = scratch.data();
+  }
+  const Int order = n, columns = nrhs;
+  Int info = 0;
+  Select<T>::Tridiagonal(lapack)(&order, &columns, dl, d, du, b, &order, &info);
+  return info;
 }
 
 template <typename T>
@@ -277,15 +298,16 @@ bool GeneralEigen(const lapack::Routines& lapack, int64_t n, const T* a, std::co
   return true;
 }
 
-#define TESSERA_LAPACK_FACTORIZATIONS(T, Real)                                                 \
-  template void TriangularSolve<T>(const lapack::Routines&, bool, bool, char, bool, int64_t,   \
-                                   int64_t, const T*, T*, int64_t);                            \
-  template int32_t Lu<T>(const lapack::Routines&, int64_t, int64_t, T*, int32_t*);             \
-  template bool HermitianEigen<T, Real>(const lapack::Routines&, int64_t, T*, Real*, bool);    \
-  template bool Svd<T, Real>(const lapack::Routines&, int64_t, int64_t, const T*, Real*, bool, \
-                             int64_t, T*, int64_t, T*);                                        \
-  template bool GeneralEigen<T, Real>(const lapack::Routines&, int64_t, const T*,              \
-                                      std::complex<Real>*, bool, std::complex<Real>*, bool,    \
+#define TESSERA_LAPACK_FACTORIZATIONS(T, Real)                                                     \
+  template void TriangularSolve<T>(const lapack::Routines&, bool, bool, char, bool, int64_t,       \
+                                   int64_t, const T*, T*, int64_t);                                \
+  template int32_t TridiagonalSolve<T>(const lapack::Routines&, int64_t, int64_t, T*, T*, T*, T*); \
+  template int32_t Lu<T>(const lapack::Routines&, int64_t, int64_t, T*, int32_t*);                 \
+  template bool HermitianEigen<T, Real>(const lapack::Routines&, int64_t, T*, Real*, bool);        \
+  template bool Svd<T, Real>(const lapack::Routines&, int64_t, int64_t, const T*, Real*, bool,     \
+                             int64_t, T*, int64_t, T*);                                            \
+  template bool GeneralEigen<T, Real>(const lapack::Routines&, int64_t, const T*,                  \
+                                      std::complex<Real>*, bool, std::complex<Real>*, bool,        \
                                       std::complex<Real>*);
 TESSERA_LAPACK_FACTORIZATIONS(float, float)
 TESSERA_LAPACK_FACTORIZATIONS(double, double)

@@ -32,6 +32,14 @@ template <typename T>
 void TriangularSolve(const lapack::Routines& lapack, bool left_side, bool lower, char transpose,
                      bool unit_diagonal, int64_t m, int64_t n, const T* a, T* b, int64_t ldb);
 
+// A X = B in place of the n x nrhs `b` for the tridiagonal A with
+// subdiagonal dl (n - 1), diagonal d (n) and superdiagonal du (n - 1),
+// which are overwritten as LAPACK's gtsv does (linalg_op.h); returns its
+// info.
+template <typename T>
+int32_t TridiagonalSolve(const lapack::Routines& lapack, int64_t n, int64_t nrhs, T* dl, T* d,
+                         T* du, T* b);
+
 // P A = L U in place of the m x n `a` with partial pivoting, LAPACK's
 // 1-based pivots (min(m, n)) in `pivots`; returns getrf's info (k + 1 for
 // the first zero pivot u_kk, else 0).

@@ -50,6 +50,10 @@ bool Bind(void* handle, Routines& routines, std::string& missing) {
     }
     pointer = reinterpret_cast<std::remove_reference_t<decltype(pointer)>>(address);
   };
+  bind(routines.sgtsv, "sgtsv_");
+  bind(routines.dgtsv, "dgtsv_");
+  bind(routines.cgtsv, "cgtsv_");
+  bind(routines.zgtsv, "zgtsv_");
   bind(routines.strsm, "strsm_");
   bind(routines.dtrsm, "dtrsm_");
   bind(routines.ctrsm, "ctrsm_");

@@ -1,5 +1,5 @@
 // The host's LAPACK, loaded at first use: the routines XLA's CPU runtime
-// calls for JAX's linear algebra (trsm, getrf, syevd/heevd, gesdd, geev), which the
+// calls for JAX's linear algebra (trsm, getrf, gtsv, syevd/heevd, gesdd, geev), which the
 // linear-algebra thunk prefers to Eigen's solvers where they are faster
 // (lapack_factorizations.h).  Loaded with dlopen rather than linked, so that
 // the compiler builds and runs without it: where none loads, every caller
@@ -39,6 +39,9 @@ using Trsm = void (*)(const char* side, const char* uplo, const char* transa, co
                       const Int* m, const Int* n, const T* alpha, const T* a, const Int* lda, T* b,
                       const Int* ldb, Length, Length, Length, Length);
 template <typename T>
+using Gtsv = void (*)(const Int* n, const Int* nrhs, T* dl, T* d, T* du, T* b, const Int* ldb,
+                      Int* info);
+template <typename T>
 using Getrf = void (*)(const Int* m, const Int* n, T* a, const Int* lda, Int* ipiv, Int* info);
 template <typename T>
 using Syevd = void (*)(const char* jobz, const char* uplo, const Int* n, T* a, const Int* lda, T* w,
@@ -67,6 +70,10 @@ using ComplexGeev = void (*)(const char* jobvl, const char* jobvr, const Int* n,
 
 // The routines, all present (a library lacking one is not used).
 struct Routines {
+  Gtsv<float> sgtsv;
+  Gtsv<double> dgtsv;
+  Gtsv<std::complex<float>> cgtsv;
+  Gtsv<std::complex<double>> zgtsv;
   Trsm<float> strsm;  // BLAS's, which OpenBLAS (and any LAPACK's BLAS) has
   Trsm<double> dtrsm;
   Trsm<std::complex<float>> ctrsm;

@@ -27,6 +27,7 @@
 #include "backends/cpu/cpu_test_util.h"
 #include "backends/cpu/eigen_dot.h"
 #include "backends/cpu/eigen_factorizations.h"
+#include "backends/cpu/lapack_library.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/evaluator_test_util.h"
 #include "hlo/evaluator/hlo_evaluator.h"
@@ -99,10 +100,12 @@ TEST_P(JaxLinalgTest, EvaluatorAndCpuGiveXlasResults) {
   absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
       CompileForCpuExecutable(*std::move(module), CpuCompileOptions(), &fallbacks);
   ASSERT_TRUE(executable.ok()) << executable.status();
-  // Every linear-algebra op runs natively.  (eigvals_batched_f64 has one
-  // other fallback: a two-output loop fusion whose outputs each overwrite
-  // an operand the other reads, which the CPU backend cannot order.)
+  // Every linear-algebra op runs natively (gtsv only with a LAPACK; the
+  // evaluator runs it otherwise).  (eigvals_batched_f64 has one other
+  // fallback: a two-output loop fusion whose outputs each overwrite an
+  // operand the other reads, which the CPU backend cannot order.)
   for (const std::string& fallback : fallbacks) {
+    if (lapack::Load() == nullptr && absl::StrContains(fallback, "gtsv")) continue;
     EXPECT_FALSE(absl::StrContains(fallback, "custom-call") ||
                  absl::StrContains(fallback, "cholesky") ||
                  absl::StrContains(fallback, "triangular-solve"))
@@ -118,7 +121,7 @@ INSTANTIATE_TEST_SUITE_P(Programs, JaxLinalgTest, ::testing::ValuesIn(JaxProgram
                            return info.param.name;
                          });
 
-TEST(JaxLinalgTest, TestdataIsPresent) { EXPECT_GE(JaxPrograms().size(), 37u); }
+TEST(JaxLinalgTest, TestdataIsPresent) { EXPECT_GE(JaxPrograms().size(), 41u); }
 
 // ---------------------------------------------------------------------------
 // Random matrices against the evaluator.
@@ -520,6 +523,66 @@ TEST(LinalgTest, SvdMatchesTheEvaluator) {
                                                               {"f32", 0, 3}}) {
     for (char mode : {'A', 'S', 'N'}) CheckSpectralModule(SvdModule(type, 2, m, n, mode));
   }
+}
+
+// gtsv as JAX writes it: the CPU runs LAPACK's, whose overwritten
+// diagonals, solution and info the evaluator repeats step for step.
+std::string TridiagonalSolveModule(const std::string& type, int64_t batch, int64_t n,
+                                   int64_t nrhs) {
+  const std::string v = absl::StrFormat("%s[%d,%d]", type, batch, n);
+  const std::string b = absl::StrFormat("%s[%d,%d,%d]{1,2,0}", type, batch, n, nrhs);
+  return absl::StrFormat(R"(HloModule m
+ENTRY e {
+  dl = %s parameter(0)
+  d = %s parameter(1)
+  du = %s parameter(2)
+  b = %s parameter(3)
+  ROOT r = (%s, %s, %s, %s, s32[%d]) custom-call(dl, d, du, b), custom_call_target="lapack_%sgtsv_ffi", operand_layout_constraints={%s, %s, %s, %s}, output_to_operand_aliasing={{0}: (0, {}), {1}: (1, {}), {2}: (2, {}), {3}: (3, {})}, api_version=API_VERSION_TYPED_FFI, backend_config={}
+})",
+                         v, v, v, b, v, v, v, b, batch, LapackLetter(type), v, v, v, b);
+}
+
+// Normal random dl, d, du and b for TridiagonalSolveModule's `text`.
+std::vector<Literal> TridiagonalArguments(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> arguments;
+  if (!module.ok()) return arguments;
+  const HloComputation* entry = (*module)->entry_computation();
+  for (int k = 0; k < 4; ++k) {
+    arguments.push_back(Matrices(entry->parameter_instruction(k)->shape(), Kind::kGeneral, k));
+  }
+  return arguments;
+}
+
+TEST(LinalgTest, LapackTridiagonalSolveMatchesTheEvaluator) {
+  if (lapack::Load() == nullptr) GTEST_SKIP() << "no LAPACK: " << lapack::Describe();
+  for (const auto& [type, batch, n, nrhs] :
+       std::vector<std::tuple<std::string, int, int, int>>{{"f32", 1, 1, 1},
+                                                           {"f32", 3, 2, 2},
+                                                           {"f64", 2, 7, 3},
+                                                           {"c64", 1, 33, 1},
+                                                           {"c128", 2, 100, 5},
+                                                           {"f64", 4, 9, 0},
+                                                           {"f32", 2, 0, 3}}) {
+    const std::string text = TridiagonalSolveModule(type, batch, n, nrhs);
+    CheckNative(text, TridiagonalArguments(text));
+  }
+  // Column 3 zero below the diagonal and du[2] zero, so that no step can
+  // fill d[3]: info 4, the arrays as the elimination left them.
+  const std::string text = TridiagonalSolveModule("f64", 1, 8, 2);
+  std::vector<Literal> arguments = TridiagonalArguments(text);
+  ASSERT_EQ(arguments.size(), 4u);
+  arguments[0].SetFromDouble(4, 0);  // dl[4], under d[3]
+  arguments[1].SetFromDouble(3, 0);
+  arguments[2].SetFromDouble(2, 0);  // du[2]
+  arguments[0].SetFromDouble(3, 0);  // dl[3]: no swap of row 3 up at step 2
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<Literal> evaluated = EvaluateModule(**module, arguments);
+  ASSERT_TRUE(evaluated.ok()) << evaluated.status();
+  EXPECT_EQ(evaluated->tuple_element(4).data<int32_t>()[0], 4);
+  CheckNative(text, std::move(arguments));
 }
 
 // The general eigenproblem: eigenvalue order and vector phases are free,

@@ -596,6 +596,30 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
       static_cast<int32_t*>(results[4])[plan.results[4].Offset(batch)] = converged ? 0 : 1;
       return;
     }
+    case LinalgKind::kTridiagonalSolve: {
+      // PlanLinalg took it only with a LAPACK to run it.
+      const lapack::Routines* lapack = lapack::Load();
+      const int64_t n = op.rows;
+      std::vector<T> diagonals[3];
+      for (int k = 0; k < 3; ++k) {
+        const T* in = static_cast<const T*>(operands[k]);
+        diagonals[k].resize(n);
+        for (int64_t i = 0; i < n; ++i) diagonals[k][i] = in[plan.operands[k].Offset(batch, i)];
+      }
+      Matrix<T> b(op.rows, op.cols);
+      CopyIn(static_cast<const T*>(operands[3]), plan.operands[3], batch, b);
+      // JAX's dl[0] is outside the matrix: LAPACK's subdiagonal starts at 1.
+      const int32_t info = factorizations_lapack::TridiagonalSolve(
+          *lapack, n, op.cols, diagonals[0].data() + 1, diagonals[1].data(), diagonals[2].data(),
+          b.data());
+      for (int k = 0; k < 3; ++k) {
+        T* out_k = static_cast<T*>(results[k]);
+        for (int64_t i = 0; i < n; ++i) out_k[plan.results[k].Offset(batch, i)] = diagonals[k][i];
+      }
+      CopyOut(b, plan.results[3], batch, static_cast<T*>(results[3]));
+      static_cast<int32_t*>(results[4])[plan.results[4].Offset(batch)] = info;
+      return;
+    }
     case LinalgKind::kTriangularSolve: {
       const int64_t side = op.left_side ? op.rows : op.cols;
       Matrix<T> a(side, side), b(op.rows, op.cols);
@@ -697,6 +721,19 @@ int64_t BatchedView::Offset(int64_t batch, int64_t i, int64_t j) const {
 absl::StatusOr<LinalgPlan> PlanLinalg(const HloInstruction& hlo) {
   LinalgPlan plan;
   TS_ASSIGN_OR_RETURN(plan.op, DescribeLinalgOp(hlo));
+  if (plan.op.kind == LinalgKind::kTridiagonalSolve) {
+    // Our own kernel would repeat the evaluator's; without a LAPACK the
+    // evaluator runs it.
+    if (lapack::Load() == nullptr) {
+      return absl::UnimplementedError(
+          absl::StrCat("gtsv needs a LAPACK library: ", lapack::Describe()));
+    }
+    for (int k = 0; k < 4; ++k) plan.operands.emplace_back(hlo.operand(k)->shape(), k < 3 ? 1 : 2);
+    for (int k = 0; k < 5; ++k) {
+      plan.results.emplace_back(hlo.shape().tuple_shapes(k), k < 3 ? 1 : k == 3 ? 2 : 0);
+    }
+    return plan;
+  }
   for (const HloInstruction* operand : hlo.operands()) {
     // Matrices, but for a Householder product's taus (vectors).
     const bool taus = plan.op.kind == LinalgKind::kHouseholderProduct && !plan.operands.empty();
@@ -739,12 +776,17 @@ absl::Status RunLinalg(const LinalgPlan& plan, absl::Span<const void* const> ope
   if (operands.size() != plan.operands.size() || results.size() != plan.results.size()) {
     return absl::InternalError("linalg thunk: buffer count does not match the plan");
   }
-  if ((plan.op.rows == 0 || plan.op.cols == 0) && plan.op.kind != LinalgKind::kSvd) {
+  // An empty SVD's full U or V^H is still an identity, and gtsv with no
+  // right-hand sides still factors.
+  const bool factors_when_empty =
+      plan.op.kind == LinalgKind::kSvd ||
+      (plan.op.kind == LinalgKind::kTridiagonalSolve && plan.op.rows > 0);
+  if ((plan.op.rows == 0 || plan.op.cols == 0) && !factors_when_empty) {
     // Empty matrices: nothing to factor; info (and no pivots) are zero.
-    // (An empty SVD's full U or V^H is still an identity.)
     const LinalgKind kind = plan.op.kind;
     const bool has_info = kind == LinalgKind::kCholesky || kind == LinalgKind::kLu ||
-                          kind == LinalgKind::kHermitianEigen || kind == LinalgKind::kEigen;
+                          kind == LinalgKind::kHermitianEigen || kind == LinalgKind::kEigen ||
+                          kind == LinalgKind::kTridiagonalSolve;
     if (plan.op.lapack && has_info) {
       int32_t* info = static_cast<int32_t*>(results.back());
       for (int64_t b = 0; b < plan.op.batch; ++b) info[plan.results.back().Offset(b)] = 0;

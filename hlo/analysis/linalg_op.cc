@@ -56,7 +56,7 @@ bool ParseLapackTarget(absl::string_view target, PrimitiveType* type, absl::stri
   const bool complex = IsComplexType(*type);
   return *routine == "potrf" || *routine == "getrf" || *routine == "trsm" || *routine == "geqrf" ||
          *routine == (complex ? "ungqr" : "orgqr") || *routine == (complex ? "heevd" : "syevd") ||
-         *routine == "gesdd" || *routine == "gesvd" || *routine == "geev";
+         *routine == "gesdd" || *routine == "gesvd" || *routine == "geev" || *routine == "gtsv";
 }
 
 // The integer entries of an MLIR attribute dictionary such as
@@ -257,6 +257,34 @@ absl::Status CheckTriangularSolve(const HloInstruction& hlo, const Shape& result
   return absl::OkStatus();
 }
 
+// gtsv: (dl, d, du) vectors [batch, n] and b [batch, n, nrhs]; the result
+// (dl, d, du, x, info) shaped as they are.
+absl::Status CheckTridiagonalSolve(const HloInstruction& hlo, LinalgOp* op) {
+  if (hlo.operand_count() != 4) return Invalid(hlo, "needs 4 operands (dl, d, du, b)");
+  const Shape& b = hlo.operand(3)->shape();
+  TS_RETURN_IF_ERROR(ExpectMatrices(hlo, b, op->type, "operand b"));
+  SetBatch(b, op);
+  const std::vector<int64_t> batch = Leading(b);
+  const std::vector<int64_t> diagonal = Append(batch, {op->rows});
+  const Shape& result = hlo.shape();
+  if (!result.IsTuple() || result.tuple_size() != 5) {
+    return Invalid(hlo, absl::StrCat("the result is ", result.ToString(), ", not a tuple of 5"));
+  }
+  const char* names[] = {"dl", "d", "du"};
+  for (int i = 0; i < 3; ++i) {
+    const Shape& operand = hlo.operand(i)->shape();
+    if (!operand.IsArray() || operand.element_type() != op->type ||
+        operand.dimensions() != diagonal) {
+      return Invalid(hlo, absl::StrCat("operand ", names[i], " is ", operand.ToString(), ", not ",
+                                       PrimitiveTypeName(op->type), "[",
+                                       absl::StrJoin(diagonal, ","), "] to fit b ", b.ToString()));
+    }
+    TS_RETURN_IF_ERROR(ExpectArrayOf(hlo, result.tuple_shapes(i), op->type, diagonal, i, names[i]));
+  }
+  TS_RETURN_IF_ERROR(ExpectArrayOf(hlo, result.tuple_shapes(3), op->type, b.dimensions(), 3, "x"));
+  return ExpectS32(hlo, result.tuple_shapes(4), batch, "result 4 (info)");
+}
+
 absl::StatusOr<LinalgOp> DescribeLapackCall(const HloInstruction& hlo, PrimitiveType type,
                                             absl::string_view routine) {
   LinalgOp op;
@@ -276,6 +304,11 @@ absl::StatusOr<LinalgOp> DescribeLapackCall(const HloInstruction& hlo, Primitive
                                   : LinalgTranspose::kAdjoint;
     op.unit_diagonal = diag == 'U';
     TS_RETURN_IF_ERROR(CheckTriangularSolve(hlo, hlo.shape(), &op));
+    return op;
+  }
+  if (routine == "gtsv") {
+    op.kind = LinalgKind::kTridiagonalSolve;
+    TS_RETURN_IF_ERROR(CheckTridiagonalSolve(hlo, &op));
     return op;
   }
   if (routine == "orgqr" || routine == "ungqr") {
@@ -390,7 +423,7 @@ absl::StatusOr<LinalgOp> DescribeLinalgOp(const HloInstruction& hlo) {
     if (!ParseLapackTarget(hlo.attrs().custom_call_target, &type, &routine)) {
       return Invalid(hlo,
                      "not a LAPACK call Tessera knows (potrf, getrf, trsm, geqrf, orgqr, ungqr, "
-                     "syevd, heevd, gesdd, gesvd, geev)");
+                     "syevd, heevd, gesdd, gesvd, geev, gtsv)");
     }
     return DescribeLapackCall(hlo, type, routine);
   }

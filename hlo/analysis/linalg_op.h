@@ -14,6 +14,8 @@
 //       -> (a, s [batch, min(m,n)] real, u, vt, info s32[batch])         SVD
 //   lapack_{s,d}geev_ffi(a) -> (wr, wi [batch, n], vl, vr complex, info)
 //   lapack_{c,z}geev_ffi(a) -> (w [batch, n], vl, vr, info)               general eigen
+//   lapack_?gtsv_ffi(dl, d, du [batch, n], b [batch, n, nrhs])
+//       -> (dl, d, du, x, info s32[batch])                                tridiagonal solve
 //
 // with ? one of s, d, c, z (f32, f64, c64, c128), the matrices in the last
 // two dimensions and any leading dimensions a batch.  Their attributes come
@@ -21,7 +23,8 @@
 // LAPACK's character codes ('L' 76, 'U' 85, 'N' 78, 'T' 84, 'C' 67).
 // jnp.linalg.cholesky, solve, inv, det, slogdet, qr, eig, eigvals, eigh, eigvalsh, svd,
 // pinv, lstsq, matrix_rank, norm(ord=2), jax.scipy.linalg.lu_factor,
-// cho_solve and solve_triangular lower to these.
+// cho_solve and solve_triangular lower to these, and
+// jax.lax.linalg.tridiagonal_solve to gtsv.
 //
 // Semantics, on the logical matrices (layouts do not matter):
 //   Cholesky: A = L L^H from the lower triangle (`lower`), or A = U^H U
@@ -66,6 +69,16 @@
 //     phase is otherwise free).  For real input, an eigenvalue whose
 //     imaginary part is within rounding (n epsilon |A|_F) is taken as real,
 //     and so are its vectors.  Vectors not asked for are zero.
+//   Tridiagonal solve (gtsv): A X = B for the tridiagonal A with
+//     subdiagonal dl[1..n-1] (dl[0] is not read: JAX's convention),
+//     diagonal d and superdiagonal du[0..n-2] (du[n-1] not read), by
+//     LAPACK's gtsv step for step: Gaussian elimination with partial
+//     pivoting between adjacent rows (pivot score as LU's), then back
+//     substitution.  The results are LAPACK's overwritten arrays: d and
+//     du[0..n-2] U's diagonal and superdiagonal, dl[1..n-2] its second
+//     superdiagonal (dl[0] and dl[n-1], du[n-1] as they came), x the
+//     solution, and info = k (1-based) where U(k,k) is exactly zero, the
+//     arrays then left as the elimination had them when it stopped.
 //   None of these reports a failure to converge (info 0) for finite input.
 #ifndef TESSERA_HLO_ANALYSIS_LINALG_OP_H_
 #define TESSERA_HLO_ANALYSIS_LINALG_OP_H_
@@ -89,6 +102,7 @@ enum class LinalgKind {
   kHermitianEigen,
   kSvd,
   kEigen,
+  kTridiagonalSolve,
 };
 enum class LinalgTranspose { kNone, kTranspose, kAdjoint };
 
@@ -99,7 +113,8 @@ struct LinalgOp {
   PrimitiveType type = F32;  // F32, F64, C64 or C128
   int64_t batch = 1;         // matrices: the product of the leading dimensions
   // The operand's matrix (Cholesky, LU), or B's (triangular solve, whose A
-  // is rows x rows on the left side and cols x cols on the right).
+  // is rows x rows on the left side and cols x cols on the right;
+  // tridiagonal solve, n x nrhs).
   int64_t rows = 0;
   int64_t cols = 0;
   bool lower = true;

@@ -1,5 +1,5 @@
 // cholesky, triangular-solve, and JAX's LAPACK calls (potrf, getrf, trsm,
-// geqrf, orgqr/ungqr; syevd/heevd and gesdd/gesvd in evaluator_spectral.cc):
+// geqrf, orgqr/ungqr, gtsv; syevd/heevd and gesdd/gesvd in evaluator_spectral.cc):
 // the semantics of hlo/analysis/linalg_op.h as textbook unblocked algorithms, one
 // matrix of the batch at a time, in the element type.  Row-major literal
 // data puts matrix b's element (i, j) at b * rows * cols + i * cols + j.
@@ -201,6 +201,50 @@ void HouseholderProduct(T* a, int64_t rows, int64_t cols, const T* taus, int64_t
   }
 }
 
+// LAPACK's gtsv on one system, step for step (linalg_op.h): the
+// subdiagonal element under d[i] is dl[i + 1]; `x` is B's n rows of nrhs,
+// row-major.  Returns info.
+template <typename T>
+int32_t TridiagonalSolve(T* dl, T* d, T* du, T* x, int64_t n, int64_t nrhs) {
+  auto row = [&](int64_t i) { return x + i * nrhs; };
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    T& sub = dl[i + 1];
+    const bool last = i + 2 == n;  // no second superdiagonal element to make
+    if (PivotScore(d[i]) >= PivotScore(sub)) {
+      if (d[i] == T(0)) return static_cast<int32_t>(i + 1);
+      const T factor = sub / d[i];
+      d[i + 1] -= factor * du[i];
+      for (int64_t j = 0; j < nrhs; ++j) row(i + 1)[j] -= factor * row(i)[j];
+      if (!last) sub = T(0);
+    } else {  // rows i and i + 1 swap
+      const T factor = d[i] / sub;
+      d[i] = sub;
+      const T below = d[i + 1];
+      d[i + 1] = du[i] - factor * below;
+      if (!last) {
+        sub = du[i + 1];
+        du[i + 1] = -factor * sub;
+      }
+      du[i] = below;
+      for (int64_t j = 0; j < nrhs; ++j) {
+        const T upper = row(i)[j];
+        row(i)[j] = row(i + 1)[j];
+        row(i + 1)[j] = upper - factor * row(i + 1)[j];
+      }
+    }
+  }
+  if (n == 0) return 0;
+  if (d[n - 1] == T(0)) return static_cast<int32_t>(n);
+  for (int64_t j = 0; j < nrhs; ++j) {
+    row(n - 1)[j] /= d[n - 1];
+    if (n > 1) row(n - 2)[j] = (row(n - 2)[j] - du[n - 2] * row(n - 1)[j]) / d[n - 2];
+    for (int64_t i = n - 3; i >= 0; --i) {
+      row(i)[j] = (row(i)[j] - du[i] * row(i + 1)[j] - dl[i + 1] * row(i + 2)[j]) / d[i];
+    }
+  }
+  return 0;
+}
+
 template <typename T>
 absl::StatusOr<Literal> Evaluate(const HloInstruction& hlo, const LinalgOp& op, Operands operands) {
   const int64_t matrix = op.rows * op.cols;
@@ -271,6 +315,20 @@ absl::StatusOr<Literal> Evaluate(const HloInstruction& hlo, const LinalgOp& op, 
     case LinalgKind::kSvd:
     case LinalgKind::kEigen:
       return EvaluateSpectral(hlo, op, *operands[0]);
+    case LinalgKind::kTridiagonalSolve: {
+      std::vector<Literal> results;
+      for (int i = 0; i < 4; ++i) results.push_back(*operands[i]);
+      TS_ASSIGN_OR_RETURN(Literal info, MakeLiteral(hlo.shape().tuple_shapes(4)));
+      const int64_t n = op.rows;
+      for (int64_t b = 0; b < op.batch; ++b) {
+        info.data<int32_t>()[b] = TridiagonalSolve(
+            results[0].data<T>().data() + b * n, results[1].data<T>().data() + b * n,
+            results[2].data<T>().data() + b * n, results[3].data<T>().data() + b * matrix, n,
+            op.cols);
+      }
+      results.push_back(std::move(info));
+      return Literal::MakeTuple(std::move(results));
+    }
     case LinalgKind::kTriangularSolve: {
       Literal x = *operands[1];
       const int64_t side = op.left_side ? op.rows : op.cols;
@@ -289,7 +347,9 @@ absl::StatusOr<Literal> Evaluate(const HloInstruction& hlo, const LinalgOp& op, 
 absl::StatusOr<Literal> EvaluateLinalg(const HloInstruction& hlo, Operands operands) {
   TS_ASSIGN_OR_RETURN(LinalgOp op, DescribeLinalgOp(hlo));
   const int64_t expected =
-      op.kind == LinalgKind::kTriangularSolve || op.kind == LinalgKind::kHouseholderProduct ? 2 : 1;
+      op.kind == LinalgKind::kTridiagonalSolve                                                ? 4
+      : op.kind == LinalgKind::kTriangularSolve || op.kind == LinalgKind::kHouseholderProduct ? 2
+                                                                                              : 1;
   TS_RETURN_IF_ERROR(ExpectOperandCount(hlo, operands, expected));
   for (int64_t i = 0; i < expected; ++i) {
     TS_RETURN_IF_ERROR(ExpectArray(*operands[i], "an operand"));

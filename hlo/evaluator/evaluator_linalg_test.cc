@@ -124,6 +124,40 @@ TEST(EvaluatorLinalgTest, QrAsLapack) {
                    L("f32[2,1]", "{{-0.6}, {-0.8}}"));
 }
 
+TEST(EvaluatorLinalgTest, TridiagonalSolveAsLapack) {
+  // [[2, 1, 0], [1, 2, 1], [0, 1, 2]] x = (4, 8, 8): x = (1, 2, 3), no row
+  // swaps; dl[0] and du[2] (9) lie outside the matrix.  LAPACK leaves U's
+  // diagonal (2, 3/2, 4/3) in d, zero in dl[1], and dl[2] as it was.
+  const std::string result = "(f64[3], f64[3], f64[3], f64[3,1]{0,1}, s32[])";
+  absl::StatusOr<Literal> solved =
+      EvaluateRoot(Call(result, "p0, p1, p2, p3", "lapack_dgtsv_ffi", ""),
+                   {L("f64[3]", "{9, 1, 1}"), L("f64[3]", "{2, 2, 2}"), L("f64[3]", "{1, 1, 9}"),
+                    L("f64[3,1]{0,1}", "{{4}, {8}, {8}}")});
+  ASSERT_TRUE(solved.ok()) << solved.status();
+  EXPECT_TRUE(LiteralsEqual(L("f64[3]", "{9, 0, 1}"), solved->tuple_element(0)));
+  EXPECT_TRUE(LiteralsNear(L("f64[3]", "{2, 1.5, 1.3333333333333333}"), solved->tuple_element(1),
+                           1e-15, 1e-15));
+  EXPECT_TRUE(
+      LiteralsNear(L("f64[3,1]", "{{1}, {2}, {3}}"), solved->tuple_element(3), 1e-15, 1e-15));
+  EXPECT_TRUE(LiteralsEqual(L("s32[]", "0"), solved->tuple_element(4)));
+  // [[0, 1], [1, 0]] x = (5, 7): the rows swap; x = (7, 5).
+  absl::StatusOr<Literal> swapped = EvaluateRoot(
+      Call("(f32[2], f32[2], f32[2], f32[2,1], s32[])", "p0, p1, p2, p3", "lapack_sgtsv_ffi", ""),
+      {L("f32[2]", "{3, 1}"), L("f32[2]", "{0, 0}"), L("f32[2]", "{1, 3}"),
+       L("f32[2,1]", "{{5}, {7}}")});
+  ASSERT_TRUE(swapped.ok()) << swapped.status();
+  EXPECT_TRUE(LiteralsEqual(L("f32[2]", "{1, 1}"), swapped->tuple_element(1)));
+  EXPECT_TRUE(LiteralsEqual(L("f32[2]", "{0, 3}"), swapped->tuple_element(2)));
+  EXPECT_TRUE(LiteralsEqual(L("f32[2,1]", "{{7}, {5}}"), swapped->tuple_element(3)));
+  // A zero first column: info 1.
+  absl::StatusOr<Literal> singular = EvaluateRoot(
+      Call("(f32[2], f32[2], f32[2], f32[2,1], s32[])", "p0, p1, p2, p3", "lapack_sgtsv_ffi", ""),
+      {L("f32[2]", "{3, 0}"), L("f32[2]", "{0, 1}"), L("f32[2]", "{1, 3}"),
+       L("f32[2,1]", "{{5}, {7}}")});
+  ASSERT_TRUE(singular.ok()) << singular.status();
+  EXPECT_TRUE(LiteralsEqual(L("s32[]", "1"), singular->tuple_element(4)));
+}
+
 TEST(EvaluatorLinalgTest, MalformedCallsAreClearErrors) {
   auto error = [](absl::StatusOr<Literal> result) {
     return result.ok() ? std::string("ok") : std::string(result.status().message());
@@ -182,6 +216,11 @@ TEST(EvaluatorLinalgTest, MalformedCallsAreClearErrors) {
                        "compute_left = 78 : ui8, compute_right = 86 : ui8"),
                   {a})),
               HasSubstr("result 2 (vl) is f32[2,2], not c64[2,2]"));
+  EXPECT_THAT(error(EvaluateRoot(Call("(f32[2], f32[3], f32[3], f32[3,1], s32[])", "p0, p1, p2, p3",
+                                      "lapack_sgtsv_ffi", ""),
+                                 {L("f32[2]", "{1, 2}"), L("f32[3]", "{1, 2, 3}"),
+                                  L("f32[3]", "{1, 2, 3}"), L("f32[3,1]", "{{1}, {2}, {3}}")})),
+              HasSubstr("operand dl is f32[2], not f32[3] to fit b f32[3,1]"));
   // Other LAPACK routines stay unsupported, by name.
   EXPECT_THAT(error(EvaluateRoot(Call("(f32[2,2], s32[])", "p0", "lapack_sgees_ffi", ""), {a})),
               HasSubstr("'lapack_sgees_ffi' is not supported"));

@@ -1,7 +1,7 @@
 """Writes the JAX linear-algebra programs that linalg_test runs, with XLA's
 results: jnp.linalg and jax.scipy.linalg functions, which JAX's CPU lowering
 turns into LAPACK custom calls (lapack_?potrf_ffi, ?getrf, ?trsm, ?geqrf,
-?orgqr/?ungqr, ?syevd/?heevd, ?gesdd, ?gesvd, ?geev).
+?orgqr/?ungqr, ?syevd/?heevd, ?gesdd, ?gesvd, ?geev, ?gtsv).
 
 Eigenvectors and singular vectors are unique only up to sign (a complex
 phase), which LAPACK builds choose differently, so those programs return
@@ -174,11 +174,24 @@ def general_eigen_cases():
     yield "eig_c128", eig_invariants, [general(2, 4, 4, dtype=np.complex128)], 1e-10
 
 
+def tridiagonal_cases():
+    # dl[0] and du[-1] are outside the matrix: junk here, which XLA does
+    # not read.  Random diagonals make some steps pivot (swap rows).
+    def system(batch, n, nrhs, dtype):
+        return [general(*batch, n, dtype=dtype) for _ in range(3)] + [
+            general(*batch, n, nrhs, dtype=dtype)]
+    solve = jax.lax.linalg.tridiagonal_solve
+    yield "tridiagonal_solve_f32", solve, system((2,), 9, 3, np.float32), 1e-3
+    yield "tridiagonal_solve_f64", solve, system((3, 2), 40, 1, np.float64), 1e-8
+    yield "tridiagonal_solve_c64", solve, system((), 6, 2, np.complex64), 1e-3
+    yield "tridiagonal_solve_c128", solve, system((2,), 17, 4, np.complex128), 1e-8
+
+
 def main():
     root = "jax_linalg"
     index = []
     for cases in (cholesky_cases, lu_cases, qr_cases, triangular_cases, spectral_cases,
-                  general_eigen_cases):
+                  general_eigen_cases, tridiagonal_cases):
         for name, fn, inputs, tolerance in cases():
             lowered = jax.jit(fn).lower(*inputs)
             outputs = jax.jit(fn)(*inputs)

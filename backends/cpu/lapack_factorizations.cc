@@ -27,6 +27,8 @@ template <>
 struct Select<float> {
   static auto Solve(const lapack::Routines& r) { return r.strsm; }
   static auto Tridiagonal(const lapack::Routines& r) { return r.sgtsv; }
+  static auto Hessenberg(const lapack::Routines& r) { return r.sgehrd; }
+  static auto Condense(const lapack::Routines& r) { return r.ssytrd; }
   static auto Lu(const lapack::Routines& r) { return r.sgetrf; }
   static auto Eigen(const lapack::Routines& r) { return r.ssyevd; }
   static auto Svd(const lapack::Routines& r) { return r.sgesdd; }
@@ -36,6 +38,8 @@ template <>
 struct Select<double> {
   static auto Solve(const lapack::Routines& r) { return r.dtrsm; }
   static auto Tridiagonal(const lapack::Routines& r) { return r.dgtsv; }
+  static auto Hessenberg(const lapack::Routines& r) { return r.dgehrd; }
+  static auto Condense(const lapack::Routines& r) { return r.dsytrd; }
   static auto Lu(const lapack::Routines& r) { return r.dgetrf; }
   static auto Eigen(const lapack::Routines& r) { return r.dsyevd; }
   static auto Svd(const lapack::Routines& r) { return r.dgesdd; }
@@ -45,6 +49,8 @@ template <>
 struct Select<std::complex<float>> {
   static auto Solve(const lapack::Routines& r) { return r.ctrsm; }
   static auto Tridiagonal(const lapack::Routines& r) { return r.cgtsv; }
+  static auto Hessenberg(const lapack::Routines& r) { return r.cgehrd; }
+  static auto Condense(const lapack::Routines& r) { return r.chetrd; }
   static auto Lu(const lapack::Routines& r) { return r.cgetrf; }
   static auto Eigen(const lapack::Routines& r) { return r.cheevd; }
   static auto Svd(const lapack::Routines& r) { return r.cgesdd; }
@@ -54,6 +60,8 @@ template <>
 struct Select<std::complex<double>> {
   static auto Solve(const lapack::Routines& r) { return r.ztrsm; }
   static auto Tridiagonal(const lapack::Routines& r) { return r.zgtsv; }
+  static auto Hessenberg(const lapack::Routines& r) { return r.zgehrd; }
+  static auto Condense(const lapack::Routines& r) { return r.zhetrd; }
   static auto Lu(const lapack::Routines& r) { return r.zgetrf; }
   static auto Eigen(const lapack::Routines& r) { return r.zheevd; }
   static auto Svd(const lapack::Routines& r) { return r.zgesdd; }
@@ -140,6 +148,46 @@ void TriangularSolve(const lapack::Routines& lapack, bool left_side, bool lower,
   const T one = 1;
   Select<T>::Solve(lapack)(&side, &uplo, &transpose, &diag, &rows, &cols, &one, a, &lda, b,
                            &b_stride, 1, 1, 1, 1);
+}
+
+template <typename T>
+void Hessenberg(const lapack::Routines& lapack, int64_t n, int64_t low, int64_t high, T* a,
+                T* taus) {
+  if (n == 0) return;
+  const Int order = n, ilo = low, ihi = high, query = -1;
+  Int info = 0;
+  T work_size = 0, unused_tau = 0;
+  if (n == 1) taus = &unused_tau;  // no reflectors, but a valid address
+  const auto reduce = Select<T>::Hessenberg(lapack);
+  reduce(&order, &ilo, &ihi, a, &order, taus, &work_size, &query, &info);
+  const Int lwork = std::max<Int>(1, WorkspaceSize(work_size));
+  std::vector<T> work(lwork);
+  reduce(&order, &ilo, &ihi, a, &order, taus, work.data(), &lwork, &info);
+}
+
+template <typename T, typename Real>
+void Tridiagonal(const lapack::Routines& lapack, bool lower, int64_t n, T* a, Real* d, Real* e,
+                 T* taus) {
+  if (n == 0) return;
+  const char uplo = lower ? 'L' : 'U';
+  const Int order = n, query = -1;
+  Int info = 0;
+  T work_size = 0, unused_tau = 0;
+  Real unused_e = 0;
+  if (n == 1) {  // no off diagonal, but valid addresses
+    taus = &unused_tau;
+    e = &unused_e;
+  }
+  const auto reduce = Select<T>::Condense(lapack);
+  reduce(&uplo, &order, a, &order, d, e, taus, &work_size, &query, &info, 1);
+  const Int lwork = std::max<Int>(1, WorkspaceSize(work_size));
+  std::vector<T> work(lwork);
+  reduce(&uplo, &order, a, &order, d, e, taus, work.data(), &lwork, &info, 1);
+  // LAPACK puts T on a's diagonals, but OpenBLAS's her2k (the blocked
+  // hetrd's update) leaves the imaginary parts that it assumes zero on the
+  // diagonal as they came: T is written again.
+  for (int64_t i = 0; i < n; ++i) a[i * n + i] = d[i];
+  for (int64_t i = 0; i + 1 < n; ++i) a[lower ? i * n + i + 1 : (i + 1) * n + i] = e[i];
 }
 
 template <typename T>
@@ -301,6 +349,9 @@ bool GeneralEigen(const lapack::Routines& lapack, int64_t n, const T* a, std::co
 #define TESSERA_LAPACK_FACTORIZATIONS(T, Real)                                                     \
   template void TriangularSolve<T>(const lapack::Routines&, bool, bool, char, bool, int64_t,       \
                                    int64_t, const T*, T*, int64_t);                                \
+  template void Hessenberg<T>(const lapack::Routines&, int64_t, int64_t, int64_t, T*, T*);         \
+  template void Tridiagonal<T, Real>(const lapack::Routines&, bool, int64_t, T*, Real*, Real*,     \
+                                     T*);                                                          \
   template int32_t TridiagonalSolve<T>(const lapack::Routines&, int64_t, int64_t, T*, T*, T*, T*); \
   template int32_t Lu<T>(const lapack::Routines&, int64_t, int64_t, T*, int32_t*);                 \
   template bool HermitianEigen<T, Real>(const lapack::Routines&, int64_t, T*, Real*, bool);        \

@@ -1,5 +1,6 @@
-// Triangular solves, LU, the Hermitian eigensolver, the SVD and the general
-// eigensolver through the
+// Triangular solves, LU, the Hermitian eigensolver, the SVD, the general
+// eigensolver, Hessenberg and tridiagonal reductions and tridiagonal
+// solves through the
 // host's LAPACK (lapack_library.h): the same routines as XLA's CPU runtime,
 // OpenBLAS's recursive getrf, LAPACK's divide-and-conquer syevd and gesdd
 // and geev's multishift Hessenberg QR with early deflation, which Eigen's
@@ -31,6 +32,19 @@ bool Fits(int64_t m, int64_t n);
 template <typename T>
 void TriangularSolve(const lapack::Routines& lapack, bool left_side, bool lower, char transpose,
                      bool unit_diagonal, int64_t m, int64_t n, const T* a, T* b, int64_t ldb);
+
+// Upper Hessenberg form in place of the n x n `a` as LAPACK's gehrd leaves
+// it (linalg_op.h), ilo `low` and ihi `high` 1-based, taus (n - 1).
+template <typename T>
+void Hessenberg(const lapack::Routines& lapack, int64_t n, int64_t low, int64_t high, T* a,
+                T* taus);
+
+// Real tridiagonal form of the Hermitian n x n `a` (its `lower` or upper
+// triangle) in place as LAPACK's sytrd/hetrd leaves it: d (n), e (n - 1),
+// taus (n - 1).
+template <typename T, typename Real>
+void Tridiagonal(const lapack::Routines& lapack, bool lower, int64_t n, T* a, Real* d, Real* e,
+                 T* taus);
 
 // A X = B in place of the n x nrhs `b` for the tridiagonal A with
 // subdiagonal dl (n - 1), diagonal d (n) and superdiagonal du (n - 1),

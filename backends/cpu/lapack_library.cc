@@ -50,6 +50,14 @@ bool Bind(void* handle, Routines& routines, std::string& missing) {
     }
     pointer = reinterpret_cast<std::remove_reference_t<decltype(pointer)>>(address);
   };
+  bind(routines.sgehrd, "sgehrd_");
+  bind(routines.dgehrd, "dgehrd_");
+  bind(routines.cgehrd, "cgehrd_");
+  bind(routines.zgehrd, "zgehrd_");
+  bind(routines.ssytrd, "ssytrd_");
+  bind(routines.dsytrd, "dsytrd_");
+  bind(routines.chetrd, "chetrd_");
+  bind(routines.zhetrd, "zhetrd_");
   bind(routines.sgtsv, "sgtsv_");
   bind(routines.dgtsv, "dgtsv_");
   bind(routines.cgtsv, "cgtsv_");

@@ -1,6 +1,6 @@
 // The host's LAPACK, loaded at first use: the routines XLA's CPU runtime
-// calls for JAX's linear algebra (trsm, getrf, gtsv, syevd/heevd, gesdd, geev), which the
-// linear-algebra thunk prefers to Eigen's solvers where they are faster
+// calls for JAX's linear algebra (trsm, getrf, gtsv, gehrd, sytrd/hetrd, syevd/heevd, gesdd, geev),
+// which the linear-algebra thunk prefers to Eigen's solvers where they are faster
 // (lapack_factorizations.h).  Loaded with dlopen rather than linked, so that
 // the compiler builds and runs without it: where none loads, every caller
 // falls back to Eigen.
@@ -39,6 +39,12 @@ using Trsm = void (*)(const char* side, const char* uplo, const char* transa, co
                       const Int* m, const Int* n, const T* alpha, const T* a, const Int* lda, T* b,
                       const Int* ldb, Length, Length, Length, Length);
 template <typename T>
+using Gehrd = void (*)(const Int* n, const Int* ilo, const Int* ihi, T* a, const Int* lda, T* tau,
+                       T* work, const Int* lwork, Int* info);
+template <typename T, typename Real>
+using Sytrd = void (*)(const char* uplo, const Int* n, T* a, const Int* lda, Real* d, Real* e,
+                       T* tau, T* work, const Int* lwork, Int* info, Length);
+template <typename T>
 using Gtsv = void (*)(const Int* n, const Int* nrhs, T* dl, T* d, T* du, T* b, const Int* ldb,
                       Int* info);
 template <typename T>
@@ -70,6 +76,14 @@ using ComplexGeev = void (*)(const char* jobvl, const char* jobvr, const Int* n,
 
 // The routines, all present (a library lacking one is not used).
 struct Routines {
+  Gehrd<float> sgehrd;
+  Gehrd<double> dgehrd;
+  Gehrd<std::complex<float>> cgehrd;
+  Gehrd<std::complex<double>> zgehrd;
+  Sytrd<float, float> ssytrd;
+  Sytrd<double, double> dsytrd;
+  Sytrd<std::complex<float>, float> chetrd;
+  Sytrd<std::complex<double>, double> zhetrd;
   Gtsv<float> sgtsv;
   Gtsv<double> dgtsv;
   Gtsv<std::complex<float>> cgtsv;

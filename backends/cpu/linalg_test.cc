@@ -121,7 +121,7 @@ INSTANTIATE_TEST_SUITE_P(Programs, JaxLinalgTest, ::testing::ValuesIn(JaxProgram
                            return info.param.name;
                          });
 
-TEST(JaxLinalgTest, TestdataIsPresent) { EXPECT_GE(JaxPrograms().size(), 41u); }
+TEST(JaxLinalgTest, TestdataIsPresent) { EXPECT_GE(JaxPrograms().size(), 45u); }
 
 // ---------------------------------------------------------------------------
 // Random matrices against the evaluator.
@@ -523,6 +523,52 @@ TEST(LinalgTest, SvdMatchesTheEvaluator) {
                                                               {"f32", 0, 3}}) {
     for (char mode : {'A', 'S', 'N'}) CheckSpectralModule(SvdModule(type, 2, m, n, mode));
   }
+}
+
+// gehrd and sytrd/hetrd as JAX writes them: their reflectors are unique
+// (LAPACK's larfg convention), so every result compares directly.
+std::string HessenbergModule(const std::string& type, int64_t batch, int64_t n, int64_t low,
+                             int64_t high) {
+  const std::string a = absl::StrFormat("%s[%d,%d,%d]{1,2,0}", type, batch, n, n);
+  return absl::StrFormat(R"(HloModule m
+ENTRY e {
+  a = %s parameter(0)
+  ROOT r = (%s, %s[%d,%d], s32[%d]) custom-call(a), custom_call_target="lapack_%sgehrd_ffi", operand_layout_constraints={%s}, output_to_operand_aliasing={{0}: (0, {})}, api_version=API_VERSION_TYPED_FFI, backend_config={high = %d : i32, low = %d : i32}
+})",
+                         a, a, type, batch, std::max<int64_t>(n - 1, 0), batch, LapackLetter(type),
+                         a, high, low);
+}
+
+std::string TridiagonalModule(const std::string& type, int64_t batch, int64_t n, bool lower) {
+  const std::string a = absl::StrFormat("%s[%d,%d,%d]{1,2,0}", type, batch, n, n);
+  const std::string real = RealTypeName(type);
+  const int64_t off = std::max<int64_t>(n - 1, 0);
+  return absl::StrFormat(R"(HloModule m
+ENTRY e {
+  a = %s parameter(0)
+  ROOT r = (%s, %s[%d,%d], %s[%d,%d], %s[%d,%d], s32[%d]) custom-call(a), custom_call_target="lapack_%s%s_ffi", operand_layout_constraints={%s}, output_to_operand_aliasing={{0}: (0, {})}, api_version=API_VERSION_TYPED_FFI, backend_config={uplo = %d : ui8}
+})",
+                         a, a, real, batch, n, real, batch, off, type, batch, off, batch,
+                         LapackLetter(type), real == type ? "sytrd" : "hetrd", a, lower ? 76 : 85);
+}
+
+TEST(LinalgTest, LapackCondensedFormsMatchTheEvaluator) {
+  if (lapack::Load() == nullptr) GTEST_SKIP() << "no LAPACK: " << lapack::Describe();
+  // f32 and c64 to order 37 (rounding against the 1e-4 tolerance), f64
+  // and c128 past LAPACK's blocked crossovers (gehrd 128, sytrd 32).
+  for (const auto& [type, batch, n] :
+       std::vector<std::tuple<std::string, int, int>>{{"f32", 1, 1},
+                                                      {"f32", 3, 2},
+                                                      {"f32", 2, 37},
+                                                      {"c64", 1, 20},
+                                                      {"f64", 2, 70},
+                                                      {"c128", 1, 140},
+                                                      {"f64", 2, 0}}) {
+    CheckSpectralModule(HessenbergModule(type, batch, n, n > 0 ? 1 : 1, n));
+    for (bool lower : {true, false}) CheckSpectralModule(TridiagonalModule(type, batch, n, lower));
+  }
+  // ilo and ihi inside the matrix: reflectors for columns [ilo - 1, ihi - 2].
+  CheckSpectralModule(HessenbergModule("f64", 1, 9, 3, 7));
 }
 
 // gtsv as JAX writes it: the CPU runs LAPACK's, whose overwritten

@@ -596,6 +596,40 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
       static_cast<int32_t*>(results[4])[plan.results[4].Offset(batch)] = converged ? 0 : 1;
       return;
     }
+    case LinalgKind::kHessenberg: {
+      // PlanLinalg took it (and kTridiagonal) only with a LAPACK to run it.
+      const int64_t n = op.rows;
+      Matrix<T> a(n, n);
+      std::vector<T> taus(std::max<int64_t>(n - 1, 0));
+      CopyIn(a_data, plan.operands[0], batch, a);
+      factorizations_lapack::Hessenberg(*lapack::Load(), n, op.low, op.high, a.data(), taus.data());
+      CopyOut(a, plan.results[0], batch, out);
+      T* taus_out = static_cast<T*>(results[1]);
+      for (size_t i = 0; i < taus.size(); ++i) taus_out[plan.results[1].Offset(batch, i)] = taus[i];
+      static_cast<int32_t*>(results[2])[plan.results[2].Offset(batch)] = 0;
+      return;
+    }
+    case LinalgKind::kTridiagonal: {
+      using Real = typename Eigen::NumTraits<T>::Real;
+      const int64_t n = op.rows, off = std::max<int64_t>(n - 1, 0);
+      Matrix<T> a(n, n);
+      std::vector<Real> d(n), e(off);
+      std::vector<T> taus(off);
+      CopyIn(a_data, plan.operands[0], batch, a);
+      factorizations_lapack::Tridiagonal(*lapack::Load(), op.lower, n, a.data(), d.data(), e.data(),
+                                         taus.data());
+      CopyOut(a, plan.results[0], batch, out);
+      Real* d_out = static_cast<Real*>(results[1]);
+      Real* e_out = static_cast<Real*>(results[2]);
+      T* taus_out = static_cast<T*>(results[3]);
+      for (int64_t i = 0; i < n; ++i) d_out[plan.results[1].Offset(batch, i)] = d[i];
+      for (int64_t i = 0; i < off; ++i) {
+        e_out[plan.results[2].Offset(batch, i)] = e[i];
+        taus_out[plan.results[3].Offset(batch, i)] = taus[i];
+      }
+      static_cast<int32_t*>(results[4])[plan.results[4].Offset(batch)] = 0;
+      return;
+    }
     case LinalgKind::kTridiagonalSolve: {
       // PlanLinalg took it only with a LAPACK to run it.
       const lapack::Routines* lapack = lapack::Load();
@@ -721,13 +755,24 @@ int64_t BatchedView::Offset(int64_t batch, int64_t i, int64_t j) const {
 absl::StatusOr<LinalgPlan> PlanLinalg(const HloInstruction& hlo) {
   LinalgPlan plan;
   TS_ASSIGN_OR_RETURN(plan.op, DescribeLinalgOp(hlo));
+  const LinalgKind kind = plan.op.kind;
+  if ((kind == LinalgKind::kTridiagonalSolve || kind == LinalgKind::kHessenberg ||
+       kind == LinalgKind::kTridiagonal) &&
+      lapack::Load() == nullptr) {
+    // Our own kernels would repeat the evaluator's; without a LAPACK the
+    // evaluator runs these.
+    return absl::UnimplementedError(
+        absl::StrCat(LinalgName(hlo), " needs a LAPACK library: ", lapack::Describe()));
+  }
+  if (kind == LinalgKind::kHessenberg || kind == LinalgKind::kTridiagonal) {
+    plan.operands.emplace_back(hlo.operand(0)->shape(), 2);
+    plan.results.emplace_back(hlo.shape().tuple_shapes(0), 2);
+    const int vectors = kind == LinalgKind::kHessenberg ? 1 : 3;  // taus; d, e, taus
+    for (int k = 1; k <= vectors; ++k) plan.results.emplace_back(hlo.shape().tuple_shapes(k), 1);
+    plan.results.emplace_back(hlo.shape().tuple_shapes(vectors + 1), 0);
+    return plan;
+  }
   if (plan.op.kind == LinalgKind::kTridiagonalSolve) {
-    // Our own kernel would repeat the evaluator's; without a LAPACK the
-    // evaluator runs it.
-    if (lapack::Load() == nullptr) {
-      return absl::UnimplementedError(
-          absl::StrCat("gtsv needs a LAPACK library: ", lapack::Describe()));
-    }
     for (int k = 0; k < 4; ++k) plan.operands.emplace_back(hlo.operand(k)->shape(), k < 3 ? 1 : 2);
     for (int k = 0; k < 5; ++k) {
       plan.results.emplace_back(hlo.shape().tuple_shapes(k), k < 3 ? 1 : k == 3 ? 2 : 0);
@@ -786,7 +831,8 @@ absl::Status RunLinalg(const LinalgPlan& plan, absl::Span<const void* const> ope
     const LinalgKind kind = plan.op.kind;
     const bool has_info = kind == LinalgKind::kCholesky || kind == LinalgKind::kLu ||
                           kind == LinalgKind::kHermitianEigen || kind == LinalgKind::kEigen ||
-                          kind == LinalgKind::kTridiagonalSolve;
+                          kind == LinalgKind::kTridiagonalSolve ||
+                          kind == LinalgKind::kHessenberg || kind == LinalgKind::kTridiagonal;
     if (plan.op.lapack && has_info) {
       int32_t* info = static_cast<int32_t*>(results.back());
       for (int64_t b = 0; b < plan.op.batch; ++b) info[plan.results.back().Offset(b)] = 0;

@@ -56,7 +56,8 @@ bool ParseLapackTarget(absl::string_view target, PrimitiveType* type, absl::stri
   const bool complex = IsComplexType(*type);
   return *routine == "potrf" || *routine == "getrf" || *routine == "trsm" || *routine == "geqrf" ||
          *routine == (complex ? "ungqr" : "orgqr") || *routine == (complex ? "heevd" : "syevd") ||
-         *routine == "gesdd" || *routine == "gesvd" || *routine == "geev" || *routine == "gtsv";
+         *routine == "gesdd" || *routine == "gesvd" || *routine == "geev" || *routine == "gtsv" ||
+         *routine == "gehrd" || *routine == (complex ? "hetrd" : "sytrd");
 }
 
 // The integer entries of an MLIR attribute dictionary such as
@@ -371,6 +372,48 @@ absl::StatusOr<LinalgOp> DescribeLapackCall(const HloInstruction& hlo, Primitive
     TS_RETURN_IF_ERROR(CheckGeneralEigen(hlo, a, &op));
     return op;
   }
+  if (routine == "gehrd") {
+    op.kind = LinalgKind::kHessenberg;
+    if (op.rows != op.cols) return Invalid(hlo, "the matrices are not square");
+    auto integer = [&](const char* name) -> absl::StatusOr<int64_t> {
+      auto it = attributes.find(name);
+      if (it == attributes.end()) {
+        return Invalid(hlo, absl::StrCat("backend_config has no '", name, "'"));
+      }
+      return it->second;
+    };
+    TS_ASSIGN_OR_RETURN(op.low, integer("low"));
+    TS_ASSIGN_OR_RETURN(op.high, integer("high"));
+    const int64_t n = op.rows;
+    if (n > 0 ? !(1 <= op.low && op.low <= op.high && op.high <= n)
+              : !(op.low == 1 && op.high == 0)) {
+      return Invalid(
+          hlo, absl::StrCat("low ", op.low, " and high ", op.high, " do not satisfy ",
+                            n > 0 ? "1 <= low <= high <= n" : "low 1, high 0", " for n = ", n));
+    }
+    TS_RETURN_IF_ERROR(ExpectTupleResult(hlo, 3, a));
+    TS_RETURN_IF_ERROR(ExpectArrayOf(hlo, hlo.shape().tuple_shapes(1), type,
+                                     Append(batch, {std::max<int64_t>(n - 1, 0)}), 1, "taus"));
+    TS_RETURN_IF_ERROR(ExpectS32(hlo, hlo.shape().tuple_shapes(2), batch, "result 2 (info)"));
+    return op;
+  }
+  if (routine == "sytrd" || routine == "hetrd") {
+    op.kind = LinalgKind::kTridiagonal;
+    TS_ASSIGN_OR_RETURN(char uplo, CharAttribute(hlo, attributes, "uplo", "LU"));
+    op.lower = uplo == 'L';
+    if (op.rows != op.cols) return Invalid(hlo, "the matrices are not square");
+    const int64_t n = op.rows, off = std::max<int64_t>(n - 1, 0);
+    TS_RETURN_IF_ERROR(ExpectTupleResult(hlo, 5, a));
+    const PrimitiveType real = RealTypeOf(type);
+    TS_RETURN_IF_ERROR(
+        ExpectArrayOf(hlo, hlo.shape().tuple_shapes(1), real, Append(batch, {n}), 1, "d"));
+    TS_RETURN_IF_ERROR(
+        ExpectArrayOf(hlo, hlo.shape().tuple_shapes(2), real, Append(batch, {off}), 2, "e"));
+    TS_RETURN_IF_ERROR(
+        ExpectArrayOf(hlo, hlo.shape().tuple_shapes(3), type, Append(batch, {off}), 3, "taus"));
+    TS_RETURN_IF_ERROR(ExpectS32(hlo, hlo.shape().tuple_shapes(4), batch, "result 4 (info)"));
+    return op;
+  }
   if (routine == "gesdd" || routine == "gesvd") {
     op.kind = LinalgKind::kSvd;
     TS_ASSIGN_OR_RETURN(char mode, CharAttribute(hlo, attributes, "mode", "ASN"));
@@ -423,7 +466,7 @@ absl::StatusOr<LinalgOp> DescribeLinalgOp(const HloInstruction& hlo) {
     if (!ParseLapackTarget(hlo.attrs().custom_call_target, &type, &routine)) {
       return Invalid(hlo,
                      "not a LAPACK call Tessera knows (potrf, getrf, trsm, geqrf, orgqr, ungqr, "
-                     "syevd, heevd, gesdd, gesvd, geev, gtsv)");
+                     "syevd, heevd, gesdd, gesvd, geev, gehrd, sytrd, hetrd, gtsv)");
     }
     return DescribeLapackCall(hlo, type, routine);
   }

@@ -14,6 +14,9 @@
 //       -> (a, s [batch, min(m,n)] real, u, vt, info s32[batch])         SVD
 //   lapack_{s,d}geev_ffi(a) -> (wr, wi [batch, n], vl, vr complex, info)
 //   lapack_{c,z}geev_ffi(a) -> (w [batch, n], vl, vr, info)               general eigen
+//   lapack_?gehrd_ffi(a) -> (h and reflectors, taus [batch, n-1], info)   Hessenberg
+//   lapack_{s,d}sytrd_ffi, lapack_{c,z}hetrd_ffi(a)
+//       -> (t and reflectors, d [batch, n], e [batch, n-1] real, taus, info)  tridiagonal
 //   lapack_?gtsv_ffi(dl, d, du [batch, n], b [batch, n, nrhs])
 //       -> (dl, d, du, x, info s32[batch])                                tridiagonal solve
 //
@@ -23,8 +26,9 @@
 // LAPACK's character codes ('L' 76, 'U' 85, 'N' 78, 'T' 84, 'C' 67).
 // jnp.linalg.cholesky, solve, inv, det, slogdet, qr, eig, eigvals, eigh, eigvalsh, svd,
 // pinv, lstsq, matrix_rank, norm(ord=2), jax.scipy.linalg.lu_factor,
-// cho_solve and solve_triangular lower to these, and
-// jax.lax.linalg.tridiagonal_solve to gtsv.
+// cho_solve and solve_triangular lower to these, and jax.lax.linalg's
+// hessenberg, tridiagonal and tridiagonal_solve to gehrd, sytrd/hetrd and
+// gtsv.
 //
 // Semantics, on the logical matrices (layouts do not matter):
 //   Cholesky: A = L L^H from the lower triangle (`lower`), or A = U^H U
@@ -69,6 +73,20 @@
 //     phase is otherwise free).  For real input, an eigenvalue whose
 //     imaginary part is within rounding (n epsilon |A|_F) is taken as real,
 //     and so are its vectors.  Vectors not asked for are zero.
+//   Hessenberg (gehrd; backend_config low = ilo, high = ihi, 1-based):
+//     H = Q^H A Q upper Hessenberg, Q = H(ilo-1) ... H(ihi-2), each
+//     reflector as QR's (larfg) with v zero up to i, one at i + 1 and its
+//     tail stored in column i below the subdiagonal (rows i + 2 to ihi);
+//     H on and above the subdiagonal; taus outside [ilo-1, ihi-1) zero.
+//     (LAPACK assumes A already triangular outside rows and columns
+//     [ilo, ihi], as gebal leaves it; JAX passes 1 and n.)
+//   Tridiagonal (sytrd, hetrd; `lower`): T = Q^H A Q real symmetric
+//     tridiagonal from A's `lower` (or upper) triangle taken as Hermitian:
+//     lower, Q = H(0) ... H(n-2) with v one at i + 1 and its tail in
+//     column i below the subdiagonal; upper, Q = H(n-2) ... H(0) with v one
+//     at i and its head in column i + 1 above the superdiagonal.  T's
+//     diagonal (d) and off diagonal (e) also sit on a's diagonal and first
+//     sub- (super-) diagonal; the other triangle is as the operand had it.
 //   Tridiagonal solve (gtsv): A X = B for the tridiagonal A with
 //     subdiagonal dl[1..n-1] (dl[0] is not read: JAX's convention),
 //     diagonal d and superdiagonal du[0..n-2] (du[n-1] not read), by
@@ -103,6 +121,8 @@ enum class LinalgKind {
   kSvd,
   kEigen,
   kTridiagonalSolve,
+  kHessenberg,
+  kTridiagonal,
 };
 enum class LinalgTranspose { kNone, kTranspose, kAdjoint };
 
@@ -125,6 +145,8 @@ struct LinalgOp {
   bool vectors = true;     // eigen and SVD: (right) eigenvectors, U and V^H wanted
   bool left_vectors = false;  // general eigen: left eigenvectors wanted
   bool full_matrices = true;  // SVD: U m x m and vt n x n (else k columns, rows)
+  int64_t low = 1;            // Hessenberg: LAPACK's ilo and ihi (1-based)
+  int64_t high = 0;
 };
 
 // Whether `hlo` is one of the ops above (by opcode or custom-call target);

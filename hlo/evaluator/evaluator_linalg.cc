@@ -1,8 +1,8 @@
 // cholesky, triangular-solve, and JAX's LAPACK calls (potrf, getrf, trsm,
-// geqrf, orgqr/ungqr, gtsv; syevd/heevd and gesdd/gesvd in evaluator_spectral.cc):
-// the semantics of hlo/analysis/linalg_op.h as textbook unblocked algorithms, one
-// matrix of the batch at a time, in the element type.  Row-major literal
-// data puts matrix b's element (i, j) at b * rows * cols + i * cols + j.
+// geqrf, orgqr/ungqr, gehrd, sytrd/hetrd, gtsv; syevd/heevd and gesdd/gesvd in
+// evaluator_spectral.cc): the semantics of hlo/analysis/linalg_op.h as textbook unblocked
+// algorithms, one matrix of the batch at a time, in the element type.  Row-major literal data puts
+// matrix b's element (i, j) at b * rows * cols + i * cols + j.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -201,6 +201,119 @@ void HouseholderProduct(T* a, int64_t rows, int64_t cols, const T* taus, int64_t
   }
 }
 
+// Reduces the row-major n x n `a` to upper Hessenberg form H = Q^H A Q in
+// place, as LAPACK's gehd2: for i in [ilo - 1, ihi - 1) (1-based ilo, ihi),
+// the reflector H(i) = I - tau v v^H, v zero up to i, one at i + 1, its
+// tail stored in a[i + 2:ihi, i], taken from the right over rows [0, ihi)
+// and with its adjoint from the left over columns (i, n); taus outside
+// that range zero.
+template <typename T>
+void Hessenberg(T* a, int64_t n, int64_t ilo, int64_t ihi, T* taus) {
+  auto at = [&](int64_t r, int64_t c) -> T& { return a[r * n + c]; };
+  for (int64_t i = 0; i + 1 < n; ++i) taus[i] = T(0);
+  for (int64_t i = ilo - 1; i + 1 < ihi; ++i) {
+    T alpha = at(i + 1, i);
+    const T tau = Reflector(alpha, a + std::min(i + 2, n - 1) * n + i, ihi - i - 2, n);
+    taus[i] = tau;
+    at(i + 1, i) = T(1);
+    auto v = [&](int64_t r) { return at(r, i); };  // rows [i + 1, ihi)
+    for (int64_t r = 0; r < ihi; ++r) {            // A H(i)
+      T w = 0;
+      for (int64_t c = i + 1; c < ihi; ++c) w += at(r, c) * v(c);
+      for (int64_t c = i + 1; c < ihi; ++c) at(r, c) -= tau * w * Conj(v(c));
+    }
+    for (int64_t c = i + 1; c < n; ++c) {  // H(i)^H A
+      T w = 0;
+      for (int64_t r = i + 1; r < ihi; ++r) w += Conj(v(r)) * at(r, c);
+      for (int64_t r = i + 1; r < ihi; ++r) at(r, c) -= Conj(tau) * v(r) * w;
+    }
+    at(i + 1, i) = alpha;
+  }
+}
+
+// Reduces the Hermitian row-major n x n `a`, of which the `lower` (or
+// upper) triangle is read, to real symmetric tridiagonal form T = Q^H A Q
+// in place, as LAPACK's sytd2/hetd2: T's diagonal in d (n) and off
+// diagonal in e (n - 1), both also written to a's diagonal and first
+// sub- (super-) diagonal; the reflectors' tails below (above) that, taus
+// in `taus`; the other triangle untouched.  Lower: H(i) has v zero up to
+// i, one at i + 1, its tail in a[i + 2:, i], for i = 0 ... n - 2.  Upper:
+// v one at i, zero after, its head in a[:i, i + 1], for i = n - 2 ... 0.
+template <typename T, typename Real>
+void Tridiagonal(T* a, int64_t n, bool lower, Real* d, Real* e, T* taus) {
+  auto at = [&](int64_t r, int64_t c) -> T& { return a[r * n + c]; };
+  if (n == 0) return;
+  // Applies H = I - tau v v^H to both sides of the block [first, last)^2,
+  // v's entries there stored in a's `column`.
+  auto reduce = [&](int64_t first, int64_t last, int64_t column, T tau) {
+    auto v = [&](int64_t r) { return at(r, column); };
+    // x = tau A v over the block, reading the stored triangle only.
+    auto element = [&](int64_t r, int64_t c) {
+      const bool stored = lower ? r >= c : r <= c;
+      return stored ? at(r, c) : Conj(at(c, r));
+    };
+    std::vector<T> w(last - first);
+    for (int64_t r = first; r < last; ++r) {
+      T sum = 0;
+      for (int64_t c = first; c < last; ++c) {
+        T entry = element(r, c);
+        if (r == c) entry = T(RealPart(entry));
+        sum += entry * v(c);
+      }
+      w[r - first] = tau * sum;
+    }
+    // w = x - tau / 2 (x^H v) v
+    T dot = 0;
+    for (int64_t r = first; r < last; ++r) dot += Conj(w[r - first]) * v(r);
+    const T scale = T(-0.5) * tau * dot;
+    for (int64_t r = first; r < last; ++r) w[r - first] += scale * v(r);
+    // A -= v w^H + w v^H on the stored triangle (a real diagonal).
+    for (int64_t r = first; r < last; ++r) {
+      for (int64_t c = first; c < last; ++c) {
+        if (lower ? r < c : r > c) continue;
+        at(r, c) -= v(r) * Conj(w[c - first]) + w[r - first] * Conj(v(c));
+        if (r == c) at(r, c) = T(RealPart(at(r, c)));
+      }
+    }
+  };
+  if (lower) {
+    at(0, 0) = T(RealPart(at(0, 0)));
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      T alpha = at(i + 1, i);
+      const T tau = Reflector(alpha, a + std::min(i + 2, n - 1) * n + i, n - i - 2, n);
+      e[i] = RealPart(alpha);
+      if (tau != T(0)) {
+        at(i + 1, i) = T(1);
+        reduce(i + 1, n, i, tau);
+      } else {
+        at(i + 1, i + 1) = T(RealPart(at(i + 1, i + 1)));
+      }
+      at(i + 1, i) = T(e[i]);
+      d[i] = RealPart(at(i, i));
+      taus[i] = tau;
+    }
+    d[n - 1] = RealPart(at(n - 1, n - 1));
+    return;
+  }
+  at(n - 1, n - 1) = T(RealPart(at(n - 1, n - 1)));
+  for (int64_t i = n - 2; i >= 0; --i) {
+    // larfg with alpha last: x = a[0:i, i + 1] (stride n), alpha a[i, i + 1].
+    T alpha = at(i, i + 1);
+    const T tau = Reflector(alpha, a + i + 1, i, n);
+    e[i] = RealPart(alpha);
+    if (tau != T(0)) {
+      at(i, i + 1) = T(1);
+      reduce(0, i + 1, i + 1, tau);
+    } else {
+      at(i, i) = T(RealPart(at(i, i)));
+    }
+    at(i, i + 1) = T(e[i]);
+    d[i + 1] = RealPart(at(i + 1, i + 1));
+    taus[i] = tau;
+  }
+  d[0] = RealPart(at(0, 0));
+}
+
 // LAPACK's gtsv on one system, step for step (linalg_op.h): the
 // subdiagonal element under d[i] is dl[i + 1]; `x` is B's n rows of nrhs,
 // row-major.  Returns info.
@@ -315,6 +428,40 @@ absl::StatusOr<Literal> Evaluate(const HloInstruction& hlo, const LinalgOp& op, 
     case LinalgKind::kSvd:
     case LinalgKind::kEigen:
       return EvaluateSpectral(hlo, op, *operands[0]);
+    case LinalgKind::kHessenberg: {
+      Literal h = *operands[0];
+      TS_ASSIGN_OR_RETURN(Literal taus, MakeLiteral(hlo.shape().tuple_shapes(1)));
+      TS_ASSIGN_OR_RETURN(Literal info, MakeLiteral(hlo.shape().tuple_shapes(2)));
+      const int64_t off = std::max<int64_t>(op.rows - 1, 0);
+      for (int64_t b = 0; b < op.batch; ++b) {
+        Hessenberg(h.data<T>().data() + b * matrix, op.rows, op.low, op.high,
+                   taus.data<T>().data() + b * off);
+        info.data<int32_t>()[b] = 0;
+      }
+      std::vector<Literal> results;
+      results.push_back(std::move(h));
+      results.push_back(std::move(taus));
+      results.push_back(std::move(info));
+      return Literal::MakeTuple(std::move(results));
+    }
+    case LinalgKind::kTridiagonal: {
+      using Real = decltype(RealPart(T()));
+      Literal t = *operands[0];
+      std::vector<Literal> results;
+      for (int k = 1; k < 5; ++k) {
+        TS_ASSIGN_OR_RETURN(Literal result, MakeLiteral(hlo.shape().tuple_shapes(k)));
+        results.push_back(std::move(result));
+      }
+      const int64_t n = op.rows, off = std::max<int64_t>(n - 1, 0);
+      for (int64_t b = 0; b < op.batch; ++b) {
+        Tridiagonal(
+            t.data<T>().data() + b * matrix, n, op.lower, results[0].data<Real>().data() + b * n,
+            results[1].data<Real>().data() + b * off, results[2].data<T>().data() + b * off);
+        results[3].data<int32_t>()[b] = 0;
+      }
+      results.insert(results.begin(), std::move(t));
+      return Literal::MakeTuple(std::move(results));
+    }
     case LinalgKind::kTridiagonalSolve: {
       std::vector<Literal> results;
       for (int i = 0; i < 4; ++i) results.push_back(*operands[i]);

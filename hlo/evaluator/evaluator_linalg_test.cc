@@ -158,6 +158,37 @@ TEST(EvaluatorLinalgTest, TridiagonalSolveAsLapack) {
   EXPECT_TRUE(LiteralsEqual(L("s32[]", "1"), singular->tuple_element(4)));
 }
 
+TEST(EvaluatorLinalgTest, CondensedFormsAsLapack) {
+  // [[1, 2, 9], [3, 4, 5], [4, 6, 7]]: one reflector takes column 0's
+  // (3, 4) to (beta, 0), beta = -5, tau = (beta - 3) / beta = 1.6, tail
+  // 4 / (3 - beta) = 0.5.  H = Q^T A Q, Q = I - 1.6 v v^T, v = (0, 1, 0.5).
+  absl::StatusOr<Literal> hessenberg = EvaluateRoot(
+      Call("(f64[3,3], f64[2], s32[])", "p0", "lapack_dgehrd_ffi", "high = 3 : i32, low = 1 : i32"),
+      {L("f64[3,3]", "{{1, 2, 9}, {3, 4, 5}, {4, 6, 7}}")});
+  ASSERT_TRUE(hessenberg.ok()) << hessenberg.status();
+  // Q's columns 1 and 2: (-0.6, -0.8) and (-0.8, 0.6); A Q's first row
+  // (1, -1.2 - 7.2, -1.6 + 5.4), Q^T (A Q) below.
+  EXPECT_TRUE(LiteralsNear(L("f64[2]", "{1.6, 0}"), hessenberg->tuple_element(1), 1e-15, 1e-15));
+  const Literal& h = hessenberg->tuple_element(0);
+  EXPECT_NEAR(h.data<double>()[3], -5, 1e-14);   // the subdiagonal: beta
+  EXPECT_NEAR(h.data<double>()[6], 0.5, 1e-14);  // the reflector's tail
+  EXPECT_NEAR(h.data<double>()[1], -8.4, 1e-14);
+  EXPECT_NEAR(h.data<double>()[2], 3.8, 1e-14);
+  // The symmetric [[2, 1, 0], [1, 2, 1], [0, 1, 2]] is tridiagonal already:
+  // no reflection (tau 0), d and e its diagonals; the upper triangle's
+  // junk (9) stays with uplo L.
+  absl::StatusOr<Literal> tridiagonal =
+      EvaluateRoot(Call("(f32[3,3], f32[3], f32[2], f32[2], s32[])", "p0", "lapack_ssytrd_ffi",
+                        "uplo = 76 : ui8"),
+                   {L("f32[3,3]", "{{2, 9, 9}, {1, 2, 9}, {0, 1, 2}}")});
+  ASSERT_TRUE(tridiagonal.ok()) << tridiagonal.status();
+  EXPECT_TRUE(LiteralsEqual(L("f32[3,3]", "{{2, 9, 9}, {1, 2, 9}, {0, 1, 2}}"),
+                            tridiagonal->tuple_element(0)));
+  EXPECT_TRUE(LiteralsEqual(L("f32[3]", "{2, 2, 2}"), tridiagonal->tuple_element(1)));
+  EXPECT_TRUE(LiteralsEqual(L("f32[2]", "{1, 1}"), tridiagonal->tuple_element(2)));
+  EXPECT_TRUE(LiteralsEqual(L("f32[2]", "{0, 0}"), tridiagonal->tuple_element(3)));
+}
+
 TEST(EvaluatorLinalgTest, MalformedCallsAreClearErrors) {
   auto error = [](absl::StatusOr<Literal> result) {
     return result.ok() ? std::string("ok") : std::string(result.status().message());
@@ -221,6 +252,18 @@ TEST(EvaluatorLinalgTest, MalformedCallsAreClearErrors) {
                                  {L("f32[2]", "{1, 2}"), L("f32[3]", "{1, 2, 3}"),
                                   L("f32[3]", "{1, 2, 3}"), L("f32[3,1]", "{{1}, {2}, {3}}")})),
               HasSubstr("operand dl is f32[2], not f32[3] to fit b f32[3,1]"));
+  EXPECT_THAT(error(EvaluateRoot(Call("(f32[2,2], f32[1], s32[])", "p0", "lapack_sgehrd_ffi",
+                                      "high = 3 : i32, low = 1 : i32"),
+                                 {a})),
+              HasSubstr("low 1 and high 3 do not satisfy 1 <= low <= high <= n for n = 2"));
+  EXPECT_THAT(error(EvaluateRoot(Call("(f32[2,2], f32[2], f32[1], f32[1], s32[])", "p0",
+                                      "lapack_chetrd_ffi", "uplo = 76 : ui8"),
+                                 {a})),
+              HasSubstr("not a c64 array"));
+  EXPECT_THAT(error(EvaluateRoot(Call("(c64[2,2], c64[2], f32[1], c64[1], s32[])", "p0",
+                                      "lapack_chetrd_ffi", "uplo = 76 : ui8"),
+                                 {L("c64[2,2]", "{{(1,0), (2,0)}, {(3,0), (4,0)}}")})),
+              HasSubstr("result 1 (d) is c64[2], not f32[2]"));
   // Other LAPACK routines stay unsupported, by name.
   EXPECT_THAT(error(EvaluateRoot(Call("(f32[2,2], s32[])", "p0", "lapack_sgees_ffi", ""), {a})),
               HasSubstr("'lapack_sgees_ffi' is not supported"));

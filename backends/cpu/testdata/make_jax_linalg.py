@@ -1,7 +1,8 @@
 """Writes the JAX linear-algebra programs that linalg_test runs, with XLA's
 results: jnp.linalg and jax.scipy.linalg functions, which JAX's CPU lowering
 turns into LAPACK custom calls (lapack_?potrf_ffi, ?getrf, ?trsm, ?geqrf,
-?orgqr/?ungqr, ?syevd/?heevd, ?gesdd, ?gesvd, ?geev, ?gtsv).
+?orgqr/?ungqr, ?syevd/?heevd, ?gesdd, ?gesvd, ?geev, ?gtsv, ?gehrd,
+?sytrd/?hetrd).
 
 Eigenvectors and singular vectors are unique only up to sign (a complex
 phase), which LAPACK builds choose differently, so those programs return
@@ -187,14 +188,29 @@ def tridiagonal_cases():
     yield "tridiagonal_solve_c128", solve, system((2,), 17, 4, np.complex128), 1e-8
 
 
+def condensed_cases():
+    # The reflectors are unique (LAPACK's larfg convention), so the whole
+    # results compare.  The tridiagonal reductions get general matrices:
+    # the triangle not read must come back as it was.
+    hessenberg = jax.lax.linalg.hessenberg
+    yield "hessenberg_f32", hessenberg, [general(6, 6)], 1e-4
+    yield "hessenberg_c128", hessenberg, [general(2, 9, 9, dtype=np.complex128)], 1e-10
+    tridiagonal = jax.lax.linalg.tridiagonal
+    yield "tridiagonal_f64", tridiagonal, [general(2, 8, 8, dtype=np.float64)], 1e-10
+    yield ("tridiagonal_upper_c64", lambda a: tridiagonal(a, lower=False),
+           [general(7, 7, dtype=np.complex64)], 1e-4)
+
+
 def main():
     root = "jax_linalg"
     index = []
     for cases in (cholesky_cases, lu_cases, qr_cases, triangular_cases, spectral_cases,
-                  general_eigen_cases, tridiagonal_cases):
+                  general_eigen_cases, tridiagonal_cases, condensed_cases):
         for name, fn, inputs, tolerance in cases():
             lowered = jax.jit(fn).lower(*inputs)
             outputs = jax.jit(fn)(*inputs)
+            if isinstance(outputs, list):  # lax.linalg.hessenberg's
+                outputs = tuple(outputs)
             if not isinstance(outputs, tuple):
                 outputs = (outputs,)
             directory = os.path.join(root, name)

@@ -150,6 +150,40 @@ void TriangularSolve(const lapack::Routines& lapack, bool left_side, bool lower,
                            &b_stride, 1, 1, 1, 1);
 }
 
+template <typename C>
+bool Schur(const lapack::Routines& lapack, int64_t n, C* a, bool vectors, C* z, C* w) {
+  using Real = typename C::value_type;
+  std::fill(z, z + n * n, C(0));
+  if (n == 0) return true;
+  if (!AllFinite(a, n * n)) {
+    const C nan(NaN<Real>(), NaN<Real>());
+    std::fill(a, a + n * n, nan);
+    std::fill(w, w + n, nan);
+    if (vectors) std::fill(z, z + n * n, nan);
+    return true;
+  }
+  const char jobvs = vectors ? 'V' : 'N', sort = 'N';
+  const Int order = n, query = -1;
+  Int info = 0, sdim = 0;
+  C work_size = 0;
+  std::vector<Real> rwork(n);
+  std::vector<Int> bwork(n);
+  const auto gees = [&] {
+    if constexpr (std::is_same_v<C, std::complex<float>>) {
+      return lapack.cgees;
+    } else {
+      return lapack.zgees;
+    }
+  }();
+  gees(&jobvs, &sort, nullptr, &order, a, &order, &sdim, w, z, &order, &work_size, &query,
+       rwork.data(), bwork.data(), &info, 1, 1);
+  const Int lwork = std::max<Int>(1, WorkspaceSize(work_size));
+  std::vector<C> work(lwork);
+  gees(&jobvs, &sort, nullptr, &order, a, &order, &sdim, w, z, &order, work.data(), &lwork,
+       rwork.data(), bwork.data(), &info, 1, 1);
+  return info == 0;
+}
+
 template <typename T>
 void Hessenberg(const lapack::Routines& lapack, int64_t n, int64_t low, int64_t high, T* a,
                 T* taus) {
@@ -360,6 +394,10 @@ bool GeneralEigen(const lapack::Routines& lapack, int64_t n, const T* a, std::co
   template bool GeneralEigen<T, Real>(const lapack::Routines&, int64_t, const T*,                  \
                                       std::complex<Real>*, bool, std::complex<Real>*, bool,        \
                                       std::complex<Real>*);
+template bool Schur<std::complex<float>>(const lapack::Routines&, int64_t, std::complex<float>*,
+                                         bool, std::complex<float>*, std::complex<float>*);
+template bool Schur<std::complex<double>>(const lapack::Routines&, int64_t, std::complex<double>*,
+                                          bool, std::complex<double>*, std::complex<double>*);
 TESSERA_LAPACK_FACTORIZATIONS(float, float)
 TESSERA_LAPACK_FACTORIZATIONS(double, double)
 TESSERA_LAPACK_FACTORIZATIONS(std::complex<float>, float)

@@ -33,6 +33,13 @@ template <typename T>
 void TriangularSolve(const lapack::Routines& lapack, bool left_side, bool lower, char transpose,
                      bool unit_diagonal, int64_t m, int64_t n, const T* a, T* b, int64_t ldb);
 
+// The complex Schur form A = Z T Z^H in place of the n x n `a` (T), with
+// the Schur vectors in `z` where `vectors` (else zero) and T's diagonal in
+// `w`: LAPACK's gees, unsorted.  NaN results for non-finite input; false
+// where the QR iteration does not converge.
+template <typename C>
+bool Schur(const lapack::Routines& lapack, int64_t n, C* a, bool vectors, C* z, C* w);
+
 // Upper Hessenberg form in place of the n x n `a` as LAPACK's gehrd leaves
 // it (linalg_op.h), ilo `low` and ihi `high` 1-based, taus (n - 1).
 template <typename T>

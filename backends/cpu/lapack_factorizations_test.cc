@@ -254,6 +254,47 @@ TEST(LapackFactorizationsTest, GeneralEigenValuesAgreeWithEigens) {
   for (int64_t i = 0; i < n; ++i) EXPECT_LT(std::abs(lapack_w[i] - eigen_w[i]), 1e-10) << i;
 }
 
+template <typename C>
+void CheckSchur(const lapack::Routines& lapack, int64_t n) {
+  using Real = typename C::value_type;
+  const std::vector<C> a = RandomMatrix<C>(n, n, n + 20);
+  std::vector<C> t = a, z(n * n), w(n);
+  ASSERT_TRUE(factorizations_lapack::Schur(lapack, n, t.data(), true, z.data(), w.data()));
+  const Real tolerance = 100 * n * std::numeric_limits<Real>::epsilon();
+  Real scale = 0;
+  for (const C& x : a) scale = std::max<Real>(scale, std::abs(x));
+  for (int64_t j = 0; j < n; ++j) {
+    EXPECT_EQ(w[j], t[j * n + j]);
+    for (int64_t i = j + 1; i < n; ++i) EXPECT_EQ(t[j * n + i], C(0)) << i << "," << j;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      C gram = 0, product = 0;  // (Z^H Z)(i, j) and (Z T Z^H)(i, j)
+      for (int64_t k = 0; k < n; ++k) {
+        gram += std::conj(z[i * n + k]) * z[j * n + k];
+        for (int64_t l = 0; l < n; ++l) {
+          product += z[k * n + i] * t[l * n + k] * std::conj(z[l * n + j]);
+        }
+      }
+      EXPECT_LT(std::abs(gram - C(i == j ? 1 : 0)), tolerance) << i << "," << j;
+      EXPECT_LT(std::abs(product - a[j * n + i]), tolerance * scale) << i << "," << j;
+    }
+  }
+  // Without vectors: the same triangle's diagonal, and Z zero.
+  std::vector<C> values_only = a, no_z(n * n, C(7)), w2(n);
+  ASSERT_TRUE(
+      factorizations_lapack::Schur(lapack, n, values_only.data(), false, no_z.data(), w2.data()));
+  for (const C& x : no_z) EXPECT_EQ(x, C(0));
+}
+
+TEST(LapackFactorizationsTest, SchurKeepsTheContract) {
+  REQUIRE_LAPACK(lapack);
+  for (int64_t n : {1, 5, 40}) {
+    CheckSchur<std::complex<float>>(*lapack, n);
+    CheckSchur<std::complex<double>>(*lapack, n);
+  }
+}
+
 TEST(LapackFactorizationsTest, NonFiniteInputGivesNan) {
   REQUIRE_LAPACK(lapack);
   const int64_t n = 20;

@@ -1,5 +1,6 @@
 // The host's LAPACK, loaded at first use: the routines XLA's CPU runtime
-// calls for JAX's linear algebra (trsm, getrf, gtsv, gehrd, sytrd/hetrd, syevd/heevd, gesdd, geev),
+// calls for JAX's linear algebra (trsm, getrf, gtsv, gehrd, sytrd/hetrd, syevd/heevd, gesdd, geev,
+// complex gees),
 // which the linear-algebra thunk prefers to Eigen's solvers where they are faster
 // (lapack_factorizations.h).  Loaded with dlopen rather than linked, so that
 // the compiler builds and runs without it: where none loads, every caller
@@ -38,6 +39,11 @@ template <typename T>
 using Trsm = void (*)(const char* side, const char* uplo, const char* transa, const char* diag,
                       const Int* m, const Int* n, const T* alpha, const T* a, const Int* lda, T* b,
                       const Int* ldb, Length, Length, Length, Length);
+// `select` is LAPACK's LOGICAL FUNCTION argument, unused with sort 'N'.
+template <typename C, typename Real>
+using ComplexGees = void (*)(const char* jobvs, const char* sort, void* select, const Int* n, C* a,
+                             const Int* lda, Int* sdim, C* w, C* vs, const Int* ldvs, C* work,
+                             const Int* lwork, Real* rwork, Int* bwork, Int* info, Length, Length);
 template <typename T>
 using Gehrd = void (*)(const Int* n, const Int* ilo, const Int* ihi, T* a, const Int* lda, T* tau,
                        T* work, const Int* lwork, Int* info);
@@ -76,6 +82,8 @@ using ComplexGeev = void (*)(const char* jobvl, const char* jobvr, const Int* n,
 
 // The routines, all present (a library lacking one is not used).
 struct Routines {
+  ComplexGees<std::complex<float>, float> cgees;
+  ComplexGees<std::complex<double>, double> zgees;
   Gehrd<float> sgehrd;
   Gehrd<double> dgehrd;
   Gehrd<std::complex<float>> cgehrd;

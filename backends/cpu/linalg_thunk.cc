@@ -596,8 +596,26 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
       static_cast<int32_t*>(results[4])[plan.results[4].Offset(batch)] = converged ? 0 : 1;
       return;
     }
+    case LinalgKind::kSchur: {
+      // PlanLinalg took it (and kHessenberg, kTridiagonal) only for complex
+      // types and with a LAPACK to run it.
+      if constexpr (Eigen::NumTraits<T>::IsComplex) {
+        const int64_t n = op.rows;
+        Matrix<T> a(n, n), z(n, n);
+        std::vector<T> w(n);
+        CopyIn(a_data, plan.operands[0], batch, a);
+        const bool converged = factorizations_lapack::Schur(*lapack::Load(), n, a.data(),
+                                                            op.vectors, z.data(), w.data());
+        CopyOut(a, plan.results[0], batch, out);
+        CopyOut(z, plan.results[1], batch, static_cast<T*>(results[1]));
+        T* values = static_cast<T*>(results[2]);
+        for (int64_t i = 0; i < n; ++i) values[plan.results[2].Offset(batch, i)] = w[i];
+        static_cast<int32_t*>(results[3])[plan.results[3].Offset(batch)] = 0;
+        static_cast<int32_t*>(results[4])[plan.results[4].Offset(batch)] = converged ? 0 : 1;
+      }
+      return;
+    }
     case LinalgKind::kHessenberg: {
-      // PlanLinalg took it (and kTridiagonal) only with a LAPACK to run it.
       const int64_t n = op.rows;
       Matrix<T> a(n, n);
       std::vector<T> taus(std::max<int64_t>(n - 1, 0));
@@ -757,12 +775,19 @@ absl::StatusOr<LinalgPlan> PlanLinalg(const HloInstruction& hlo) {
   TS_ASSIGN_OR_RETURN(plan.op, DescribeLinalgOp(hlo));
   const LinalgKind kind = plan.op.kind;
   if ((kind == LinalgKind::kTridiagonalSolve || kind == LinalgKind::kHessenberg ||
-       kind == LinalgKind::kTridiagonal) &&
+       kind == LinalgKind::kTridiagonal || kind == LinalgKind::kSchur) &&
       lapack::Load() == nullptr) {
     // Our own kernels would repeat the evaluator's; without a LAPACK the
     // evaluator runs these.
     return absl::UnimplementedError(
         absl::StrCat(LinalgName(hlo), " needs a LAPACK library: ", lapack::Describe()));
+  }
+  if (kind == LinalgKind::kSchur) {  // (t, z, w, sdim, info)
+    plan.operands.emplace_back(hlo.operand(0)->shape(), 2);
+    for (int k = 0; k < 5; ++k) {
+      plan.results.emplace_back(hlo.shape().tuple_shapes(k), k < 2 ? 2 : k == 2 ? 1 : 0);
+    }
+    return plan;
   }
   if (kind == LinalgKind::kHessenberg || kind == LinalgKind::kTridiagonal) {
     plan.operands.emplace_back(hlo.operand(0)->shape(), 2);
@@ -832,10 +857,15 @@ absl::Status RunLinalg(const LinalgPlan& plan, absl::Span<const void* const> ope
     const bool has_info = kind == LinalgKind::kCholesky || kind == LinalgKind::kLu ||
                           kind == LinalgKind::kHermitianEigen || kind == LinalgKind::kEigen ||
                           kind == LinalgKind::kTridiagonalSolve ||
-                          kind == LinalgKind::kHessenberg || kind == LinalgKind::kTridiagonal;
+                          kind == LinalgKind::kHessenberg || kind == LinalgKind::kTridiagonal ||
+                          kind == LinalgKind::kSchur;
     if (plan.op.lapack && has_info) {
       int32_t* info = static_cast<int32_t*>(results.back());
       for (int64_t b = 0; b < plan.op.batch; ++b) info[plan.results.back().Offset(b)] = 0;
+    }
+    if (kind == LinalgKind::kSchur) {  // and sdim
+      int32_t* sdim = static_cast<int32_t*>(results[3]);
+      for (int64_t b = 0; b < plan.op.batch; ++b) sdim[plan.results[3].Offset(b)] = 0;
     }
     return absl::OkStatus();
   }

@@ -57,7 +57,8 @@ bool ParseLapackTarget(absl::string_view target, PrimitiveType* type, absl::stri
   return *routine == "potrf" || *routine == "getrf" || *routine == "trsm" || *routine == "geqrf" ||
          *routine == (complex ? "ungqr" : "orgqr") || *routine == (complex ? "heevd" : "syevd") ||
          *routine == "gesdd" || *routine == "gesvd" || *routine == "geev" || *routine == "gtsv" ||
-         *routine == "gehrd" || *routine == (complex ? "hetrd" : "sytrd");
+         *routine == "gehrd" || *routine == (complex ? "hetrd" : "sytrd") ||
+         (complex && *routine == "gees");
 }
 
 // The integer entries of an MLIR attribute dictionary such as
@@ -372,6 +373,24 @@ absl::StatusOr<LinalgOp> DescribeLapackCall(const HloInstruction& hlo, Primitive
     TS_RETURN_IF_ERROR(CheckGeneralEigen(hlo, a, &op));
     return op;
   }
+  if (routine == "gees") {
+    op.kind = LinalgKind::kSchur;
+    TS_ASSIGN_OR_RETURN(char mode, CharAttribute(hlo, attributes, "mode", "VN"));
+    TS_ASSIGN_OR_RETURN(char sort, CharAttribute(hlo, attributes, "sort", "NS"));
+    if (sort != 'N') {
+      return Invalid(hlo, "sorting the Schur form ('S') needs a select function; not supported");
+    }
+    op.vectors = mode == 'V';
+    if (op.rows != op.cols) return Invalid(hlo, "the matrices are not square");
+    TS_RETURN_IF_ERROR(ExpectTupleResult(hlo, 5, a));
+    TS_RETURN_IF_ERROR(ExpectArrayOf(hlo, hlo.shape().tuple_shapes(1), type,
+                                     Append(batch, {op.rows, op.rows}), 1, "Schur vectors"));
+    TS_RETURN_IF_ERROR(ExpectArrayOf(hlo, hlo.shape().tuple_shapes(2), type,
+                                     Append(batch, {op.rows}), 2, "eigenvalues"));
+    TS_RETURN_IF_ERROR(ExpectS32(hlo, hlo.shape().tuple_shapes(3), batch, "result 3 (sdim)"));
+    TS_RETURN_IF_ERROR(ExpectS32(hlo, hlo.shape().tuple_shapes(4), batch, "result 4 (info)"));
+    return op;
+  }
   if (routine == "gehrd") {
     op.kind = LinalgKind::kHessenberg;
     if (op.rows != op.cols) return Invalid(hlo, "the matrices are not square");
@@ -466,7 +485,8 @@ absl::StatusOr<LinalgOp> DescribeLinalgOp(const HloInstruction& hlo) {
     if (!ParseLapackTarget(hlo.attrs().custom_call_target, &type, &routine)) {
       return Invalid(hlo,
                      "not a LAPACK call Tessera knows (potrf, getrf, trsm, geqrf, orgqr, ungqr, "
-                     "syevd, heevd, gesdd, gesvd, geev, gehrd, sytrd, hetrd, gtsv)");
+                     "syevd, heevd, gesdd, gesvd, geev, gehrd, sytrd, hetrd, gtsv, complex "
+                     "gees)");
     }
     return DescribeLapackCall(hlo, type, routine);
   }

@@ -427,6 +427,7 @@ absl::StatusOr<Literal> Evaluate(const HloInstruction& hlo, const LinalgOp& op, 
     case LinalgKind::kHermitianEigen:
     case LinalgKind::kSvd:
     case LinalgKind::kEigen:
+    case LinalgKind::kSchur:
       return EvaluateSpectral(hlo, op, *operands[0]);
     case LinalgKind::kHessenberg: {
       Literal h = *operands[0];

@@ -189,6 +189,32 @@ TEST(EvaluatorLinalgTest, CondensedFormsAsLapack) {
   EXPECT_TRUE(LiteralsEqual(L("f32[2]", "{0, 0}"), tridiagonal->tuple_element(3)));
 }
 
+TEST(EvaluatorLinalgTest, ComplexSchurForm) {
+  // [[2, 1], [1, 2]] (eigenvalues 1 and 3): T upper triangular with them on
+  // its diagonal, Z unitary, Z T Z^H = A; sdim and info 0.
+  const std::string result = "(c128[2,2], c128[2,2], c128[2], s32[], s32[])";
+  absl::StatusOr<Literal> schur =
+      EvaluateRoot(Call(result, "p0", "lapack_zgees_ffi", "mode = 86 : ui8, sort = 78 : ui8"),
+                   {L("c128[2,2]", "{{(2,0), (1,0)}, {(1,0), (2,0)}}")});
+  ASSERT_TRUE(schur.ok()) << schur.status();
+  const auto t = schur->tuple_element(0).data<std::complex<double>>();
+  const auto z = schur->tuple_element(1).data<std::complex<double>>();
+  EXPECT_EQ(t[2], std::complex<double>(0));
+  EXPECT_NEAR(std::abs(t[0] * t[3]), 3, 1e-14);
+  EXPECT_NEAR(std::real(t[0] + t[3]), 4, 1e-14);
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      std::complex<double> product = 0;
+      for (int k = 0; k < 2; ++k) {
+        for (int l = 0; l < 2; ++l)
+          product += z[i * 2 + k] * t[k * 2 + l] * std::conj(z[j * 2 + l]);
+      }
+      EXPECT_NEAR(std::abs(product - std::complex<double>(i == j ? 2 : 1)), 0, 1e-14);
+    }
+  }
+  EXPECT_TRUE(LiteralsEqual(L("s32[]", "0"), schur->tuple_element(4)));
+}
+
 TEST(EvaluatorLinalgTest, MalformedCallsAreClearErrors) {
   auto error = [](absl::StatusOr<Literal> result) {
     return result.ok() ? std::string("ok") : std::string(result.status().message());
@@ -264,6 +290,15 @@ TEST(EvaluatorLinalgTest, MalformedCallsAreClearErrors) {
                                       "lapack_chetrd_ffi", "uplo = 76 : ui8"),
                                  {L("c64[2,2]", "{{(1,0), (2,0)}, {(3,0), (4,0)}}")})),
               HasSubstr("result 1 (d) is c64[2], not f32[2]"));
+  const Literal c = L("c64[2,2]", "{{(1,0), (2,0)}, {(3,0), (4,0)}}");
+  EXPECT_THAT(error(EvaluateRoot(Call("(c64[2,2], c64[2,2], c64[2], s32[], s32[])", "p0",
+                                      "lapack_cgees_ffi", "mode = 86 : ui8, sort = 83 : ui8"),
+                                 {c})),
+              HasSubstr("sorting the Schur form ('S') needs a select function"));
+  EXPECT_THAT(error(EvaluateRoot(Call("(c64[2,2], c64[2,2], c64[3], s32[], s32[])", "p0",
+                                      "lapack_cgees_ffi", "mode = 86 : ui8, sort = 78 : ui8"),
+                                 {c})),
+              HasSubstr("result 2 (eigenvalues) is c64[3], not c64[2]"));
   // Other LAPACK routines stay unsupported, by name.
   EXPECT_THAT(error(EvaluateRoot(Call("(f32[2,2], s32[])", "p0", "lapack_sgees_ffi", ""), {a})),
               HasSubstr("'lapack_sgees_ffi' is not supported"));

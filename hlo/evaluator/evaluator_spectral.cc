@@ -3,7 +3,8 @@
 // element type: cyclic two-sided Jacobi for the eigenproblem, one-sided
 // (Hestenes) Jacobi for the SVD.  The general eigenproblem (geev) by the
 // complex Schur form (Hessenberg reduction, shifted QR steps) and
-// triangular eigenvectors, in complex arithmetic for every type.  Slow (a few O(n^3) sweeps) but
+// triangular eigenvectors, in complex arithmetic for every type; complex
+// gees by the same Schur form.  Slow (a few O(n^3) sweeps) but
 // simple and accurate to about the element type's epsilon relative to the norm, so an oracle
 // independent of the backends' LAPACK-style algorithms.
 #include <algorithm>
@@ -557,10 +558,45 @@ absl::StatusOr<Literal> GeneralEigenOf(const HloInstruction& hlo, const LinalgOp
   return Literal::MakeTuple(std::move(results));
 }
 
+// gees on complex input: (T, Z, w, sdim, info) from ComplexSchur.
+template <typename C>
+absl::StatusOr<Literal> SchurOf(const HloInstruction& hlo, const LinalgOp& op, const Literal& a) {
+  using Real = typename C::value_type;
+  const int64_t n = op.rows;
+  std::vector<Literal> results;
+  for (int64_t i = 0; i < hlo.shape().tuple_size(); ++i) {
+    TS_ASSIGN_OR_RETURN(Literal result, MakeLiteral(hlo.shape().tuple_shapes(i)));
+    results.push_back(std::move(result));
+  }
+  const C nan(std::numeric_limits<Real>::quiet_NaN(), std::numeric_limits<Real>::quiet_NaN());
+  for (int64_t b = 0; b < op.batch; ++b) {
+    const C* in = a.data<C>().data() + b * n * n;
+    Columns<C> t(n, n), z(n, n);
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) t(i, j) = in[i * n + j];
+    }
+    const bool finite = AllFinite(in, n * n);
+    const bool converged = finite && ComplexSchur(t, z);
+    results[4].data<int32_t>()[b] = finite && !converged ? 1 : 0;
+    for (int64_t i = 0; i < n; ++i) {
+      results[2].data<C>()[b * n + i] = finite ? t(i, i) : nan;
+      for (int64_t j = 0; j < n; ++j) {
+        results[0].data<C>()[b * n * n + i * n + j] = finite ? t(i, j) : nan;
+        if (op.vectors) results[1].data<C>()[b * n * n + i * n + j] = finite ? z(i, j) : nan;
+      }
+    }
+  }
+  return Literal::MakeTuple(std::move(results));
+}
+
 template <typename T>
 absl::StatusOr<Literal> Spectral(const HloInstruction& hlo, const LinalgOp& op, const Literal& a) {
   if (op.kind == LinalgKind::kHermitianEigen) return HermitianEigenOf<T>(hlo, op, a);
   if (op.kind == LinalgKind::kEigen) return GeneralEigenOf<T>(hlo, op, a);
+  if (op.kind == LinalgKind::kSchur) {
+    if constexpr (kIsComplex<T>) return SchurOf<T>(hlo, op, a);
+    return InvalidArgument("the real Schur form is not supported");
+  }
   return SvdOf<T>(hlo, op, a);
 }
 

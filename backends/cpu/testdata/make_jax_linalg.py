@@ -2,7 +2,7 @@
 results: jnp.linalg and jax.scipy.linalg functions, which JAX's CPU lowering
 turns into LAPACK custom calls (lapack_?potrf_ffi, ?getrf, ?trsm, ?geqrf,
 ?orgqr/?ungqr, ?syevd/?heevd, ?gesdd, ?gesvd, ?geev, ?gtsv, ?gehrd,
-?sytrd/?hetrd).
+?sytrd/?hetrd, complex ?gees).
 
 Eigenvectors and singular vectors are unique only up to sign (a complex
 phase), which LAPACK builds choose differently, so those programs return
@@ -201,11 +201,36 @@ def condensed_cases():
            [general(7, 7, dtype=np.complex64)], 1e-4)
 
 
+def schur_invariants(a):
+    # The eigenvalue order on T's diagonal and Z's column phases are free:
+    # the sorted diagonal, |Z T Z^H - A|, |Z^H Z - I| and T's largest
+    # element below the diagonal do not depend on them.
+    t, z = jax.lax.linalg.schur(a)
+    zh = jnp.conj(jnp.swapaxes(z, -1, -2))
+    eye = jnp.eye(a.shape[-1], dtype=a.dtype)
+    return (jnp.sort(jnp.diagonal(t, axis1=-2, axis2=-1), axis=-1),
+            jnp.max(jnp.abs(z @ t @ zh - a), axis=(-2, -1)),
+            jnp.max(jnp.abs(zh @ z - eye), axis=(-2, -1)),
+            jnp.max(jnp.abs(jnp.tril(t, -1)), axis=(-2, -1)))
+
+
+def schur_cases():
+    yield "schur_c64", schur_invariants, [general(6, 6, dtype=np.complex64)], 1e-4
+    yield "schur_batched_c128", schur_invariants, [general(2, 12, 12, dtype=np.complex128)], 1e-10
+    yield ("schur_values_c64",
+           lambda a: jnp.sort(jnp.diagonal(
+               jax.lax.linalg.schur(a, compute_schur_vectors=False)[0])),
+           [general(5, 5, dtype=np.complex64)], 1e-4)
+    # The principal square root is unique: it compares directly.
+    yield ("sqrtm_f64", jsl.sqrtm,
+           [(general(5, 5, dtype=np.float64) + 6 * np.eye(5)).astype(np.float64)], 1e-8)
+
+
 def main():
     root = "jax_linalg"
     index = []
     for cases in (cholesky_cases, lu_cases, qr_cases, triangular_cases, spectral_cases,
-                  general_eigen_cases, tridiagonal_cases, condensed_cases):
+                  general_eigen_cases, tridiagonal_cases, condensed_cases, schur_cases):
         for name, fn, inputs, tolerance in cases():
             lowered = jax.jit(fn).lower(*inputs)
             outputs = jax.jit(fn)(*inputs)

@@ -204,6 +204,34 @@ class MathBuilder {
     llvm::Value* result = Div(Sel(b_->CreateFCmpOGE(x, C(0.0)), C(1.0), e), d);
     return Sel(IsNan(x), x, result);
   }
+  // erf, in f32 arithmetic (full-width vectors): |x| < 1: x + x K(2x^2 - 1);
+  // 1 <= |x| < 4: 1 - exp(-x^2) R((|x| - 2.5) / 1.5), with K and R
+  // Chebyshev fits of erf(x)/x - 1 over x^2 in [0, 1] (absolute error
+  // 3e-11) and of erfc(x) exp(x^2) over [1, 4] (relative 6e-9).  The small
+  // branch adds the correction (|K| <= 0.16) to x, so its rounding errors
+  // are scaled down; in the large one erfc <= 0.16, so erfc's relative
+  // errors (x^2's rounding moves exp(-x^2) by x^2 2^-24, exp's ulp, R's
+  // rounding) reach erf as at most a few tenths of its ulp.  erf rounds to
+  // ±1 beyond 3.92; NaN stays NaN through the large branch.
+  llvm::Value* Erf(llvm::Value* x) {  // f32 only
+    llvm::Value* ax = Abs(x);
+    llvm::Value* k = Horner(Fma(C(2.0), Mul(x, x), C(-1.0)),
+                            {-0.03453126136244899, -0.14053608901552944, 0.019852497722779777,
+                             -0.002285485656953711, 0.00021751198975672863, -1.753682468891333e-05,
+                             1.2316401739353043e-06, -7.557492736707684e-08});
+    llvm::Value* small = Fma(x, k, x);
+    llvm::Value* axc = ClampHigh(ax, 4.0);
+    llvm::Value* r = Horner(
+        Mul(Sub(axc, C(2.5)), C(1.0 / 1.5)),
+        {0.21080636368941758, -0.11152100739281116, 0.05611051653091533, -0.027005669797884106,
+         0.0124891758046009, -0.005567650117359882, 0.002404004378245093, -0.00101638132584927,
+         0.0004099893437166354, -0.0001446941094334325, 5.902049474475546e-05,
+         -3.6654948429240294e-05, 1.2445648933652965e-05});
+    llvm::Value* erfc = Mul(Exp(b_->CreateFNeg(Mul(axc, axc))), r);
+    llvm::Value* large = CopySign(Sub(C(1.0), erfc), x);
+    return Sel(b_->CreateFCmpOLT(ax, C(1.0)), small, large);
+  }
+
   llvm::Value* Tanh(llvm::Value* x) {  // f32 only
     // em / (em + 2) with em = expm1(2|x|), for every |x|: near 0 em keeps
     // its relative accuracy (n = 0 below, so em is the kernel's own
@@ -256,34 +284,6 @@ class F32ViaF64 {
 
   llvm::Value* Ext(llvm::Value* x) { return b_->CreateFPExt(x, d_.type()); }
   llvm::Value* Trunc(llvm::Value* x) { return b_->CreateFPTrunc(x, f32_); }
-
-  // erf: |x| < 1: x * A(2x^2 - 1); 1 <= |x| < 4: 1 - exp(-x^2) * B((|x| - 2.5) / 1.5),
-  // with A and B Chebyshev interpolants (relative error 4e-11) of erf(x)/x
-  // over x^2 in [0, 1] and of erfc(x)*exp(x^2) over [1, 4].  erf rounds to
-  // ±1 in f32 beyond 3.92.
-  llvm::Value* Erf(llvm::Value* x32) {
-    MathBuilder& d = d_;
-    llvm::Value* x = Ext(x32);
-    llvm::Value* ax = d.Abs(x);
-    llvm::Value* z = d.Mul(x, x);  // exact: x has 24 bits
-    llvm::Value* a = d.Mul(
-        x, d.Horner(d.Fma(d.C(2.0), z, d.C(-1.0)),
-                    {0.9654687386375695, -0.14053608902112227, 0.019852497722454846,
-                     -0.00228548561220375, 0.00021751199062214352, -1.7536914197813225e-05,
-                     1.2316395976430525e-06, -7.552377567776604e-08}));
-    llvm::Value* axc = d.ClampHigh(ax, 4.0);
-    llvm::Value* t = d.Mul(d.Sub(axc, d.C(2.5)), d.C(1.0 / 1.5));
-    llvm::Value* q = d.Horner(
-        t, {0.21080636405481007, -0.11152102018260288, 0.05611049425500929,
-            -0.027005296931940776, 0.012489356941415165, -0.00557070058710321,
-            0.0024037820685872363, -0.0010058758292723013, 0.00040856419124796683,
-            -0.00016183967986166915, 6.366495782427793e-05, -2.3968645527955134e-05,
-            7.478948789421567e-06, -2.738990028806273e-06, 1.8114656613273568e-06,
-            -6.184167029120713e-07});
-    llvm::Value* bq = d.Sub(d.C(1.0), d.Mul(d.Exp(b_->CreateFNeg(d.Mul(axc, axc))), q));
-    llvm::Value* result = d.Sel(b_->CreateFCmpOLT(ax, d.C(1.0)), a, d.CopySign(bq, x));
-    return Trunc(d.Sel(d.IsNan(x), x, result));  // NaN: the polynomial keeps it anyway
-  }
 
   // sin and cos: x*2/pi mod 4 computed exactly enough for every f32 x:
   // 2/pi is split into 26-bit pieces P_i, so each x*P_i is exact in f64 and
@@ -416,7 +416,6 @@ bool HasPolynomialMath(MathFunction function, bool is_f64) {
 bool PolynomialComputesInF64(MathFunction function, bool is_f64) {
   if (is_f64) return true;
   switch (function) {
-    case MathFunction::kErf:
     case MathFunction::kSin:
     case MathFunction::kCos:
     case MathFunction::kPow:
@@ -454,13 +453,13 @@ llvm::Value* EmitPolynomialMath(llvm::IRBuilder<>* b, MathFunction function,
       return m.Div(m.C(1.0), m.Unary(llvm::Intrinsic::sqrt, x));
     case MathFunction::kTanh:
       return m.Tanh(x);
+    case MathFunction::kErf:
+      return m.Erf(x);
     default:
       break;
   }
   F32ViaF64 f(b, type);
   switch (function) {
-    case MathFunction::kErf:
-      return f.Erf(x);
     case MathFunction::kSin:
       return f.SinCos(x, /*is_cos=*/false);
     case MathFunction::kCos:

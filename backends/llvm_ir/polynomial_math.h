@@ -18,7 +18,7 @@
 //   logistic   2.07 [2.5] exp(-|x|), one division       2.03 [2.5]
 //   tanh       1.56 [2]   em/(em+2), both roundings     libm
 //                         corrected (Fast2Sum, fma)
-//   erf        0.50 [1]   in f64: x*A(x^2), 1-exp*B     libm
+//   erf        1.02 [1.5] x+x*K(x^2), 1-exp(-x^2)*R   libm
 //   sin, cos   0.50 [1]   in f64: exact reduction with  libm
 //                         26-bit pieces of 2/pi (every
 //                         f32, up to 3.4e38), Taylor
@@ -56,7 +56,7 @@ bool HasPolynomialMath(MathFunction function, bool is_f64);
 
 // Whether the polynomial for `function` on f32 (is_f64 false) or f64 does
 // its arithmetic in f64: the f64 functions, and the f32 ones computed "in
-// f64" in the table above (erf, sin, cos, pow, cbrt).
+// f64" in the table above (sin, cos, pow, cbrt).
 bool PolynomialComputesInF64(MathFunction function, bool is_f64);
 
 // `function` of `args` (f32 or f64 scalars or vectors, all of one type) as

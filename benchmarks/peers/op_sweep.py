@@ -59,6 +59,10 @@ OPS = {
     "broadcast_rows": (lambda v: jnp.broadcast_to(v[None, :], (4096, 2048)) * 2.0, [f32(2048)]),
     "column_sum": (lambda x: jnp.sum(x, 0), [f32(4096, 2048)]),
     "row_argmax": (lambda x: jnp.argmax(x, 1), [f32(4096, 1024)]),
+    "column_argmax": (lambda x: jnp.argmax(x, 0), [f32(4096, 1024)]),
+    "gelu_erf": (lambda x: jax.nn.gelu(x, approximate=False), [f32(4096, 1024)]),
+    "random_normal": (lambda k: jax.random.normal(jax.random.wrap_key_data(k), (4096, 1024)),
+                      [np.array([0, 42], dtype=np.uint32)]),
     "max_pool_3x3": (
         lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME"),
         [f32(8, 112, 112, 64)]),

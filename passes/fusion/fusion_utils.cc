@@ -133,10 +133,35 @@ FusionKind InferFusionKind(const HloComputation& fused_computation) {
   return has_reduce ? FusionKind::kInput : FusionKind::kLoop;
 }
 
+namespace {
+
+bool EmitsNoWork(const HloInstruction& instruction) {
+  switch (instruction.opcode()) {
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement:
+      return true;
+    case HloOpcode::kBroadcast: {
+      const HloInstruction& operand = *instruction.operand(0);
+      return operand.opcode() == HloOpcode::kConstant ||
+             (operand.shape().IsArray() && operand.shape().rank() == 0);
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 int64_t FusedInstructionCount(const HloInstruction& instruction) {
-  if (instruction.opcode() != HloOpcode::kFusion) return 1;
-  const HloComputation& fused = *instruction.fused_computation();
-  return fused.instruction_count() - fused.num_parameters();
+  if (instruction.opcode() != HloOpcode::kFusion) return EmitsNoWork(instruction) ? 0 : 1;
+  int64_t count = 0;
+  for (const HloInstruction* fused : instruction.fused_computation()->instructions()) {
+    if (!EmitsNoWork(*fused)) ++count;
+  }
+  return count;
 }
 
 std::vector<int64_t> NonDegenerateDimensions(const Shape& shape) {

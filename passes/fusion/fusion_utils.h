@@ -74,8 +74,13 @@ std::vector<const HloInstruction*> FindHeroes(const HloInstruction& instruction)
 // holds a reduce, else kLoop.
 FusionKind InferFusionKind(const HloComputation& fused_computation);
 
-// Instructions a fusion node would contribute: the fused computation's
-// non-parameter instructions for a fusion, 1 for a plain instruction.
+// Instructions a fusion node would contribute to a kernel's work: those of
+// the fused computation, or the instruction itself, less the ones that
+// emit no work per element (parameters, constants, broadcasts of a scalar
+// or constant, bitcasts, tuples and their elements).  JAX expands erf,
+// erfc, lgamma and the like into long polynomials with a constant and a
+// broadcast per coefficient; counting those halved what one kernel could
+// hold and left 16 MB broadcasts of scalars materialized.
 int64_t FusedInstructionCount(const HloInstruction& instruction);
 
 // Dimensions with the size-1 ones dropped: two shapes are in the same

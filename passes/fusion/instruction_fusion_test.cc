@@ -495,6 +495,31 @@ ENTRY e {
   EXPECT_TRUE(Explained(explanations, "c", false, "cap 3")) << ExplainFusion(explanations);
 }
 
+TEST(InstructionFusionTest, SizeCapCountsOnlyWork) {
+  // A polynomial as JAX expands erf: a constant and a broadcast per
+  // coefficient.  The cap (3) counts the multiply-adds only, so the three
+  // terms fuse whole, their scalar broadcasts inside.
+  auto module = Parse(R"(
+HloModule m
+ENTRY e {
+  x = f32[16] parameter(0)
+  c0 = f32[] constant(0.5)
+  b0 = f32[16] broadcast(c0), dimensions={}
+  m0 = f32[16] multiply(x, b0)
+  c1 = f32[] constant(0.25)
+  b1 = f32[16] broadcast(c1), dimensions={}
+  a1 = f32[16] add(m0, b1)
+  c2 = f32[] constant(2)
+  b2 = f32[16] broadcast(c2), dimensions={}
+  ROOT m2 = f32[16] multiply(a1, b2)
+})");
+  FusionCostParams params;
+  params.max_fused_instructions = 3;
+  EXPECT_EQ(Fuse(*module, params),
+            "parameter,fusion:kLoop{constant,broadcast,multiply,constant,broadcast,add,"
+            "constant,broadcast,multiply}");
+}
+
 TEST(InstructionFusionTest, OperandCapIsRespected) {
   auto module = Parse(R"(
 HloModule m

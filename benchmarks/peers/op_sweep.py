@@ -61,6 +61,7 @@ OPS = {
     "row_argmax": (lambda x: jnp.argmax(x, 1), [f32(4096, 1024)]),
     "column_argmax": (lambda x: jnp.argmax(x, 0), [f32(4096, 1024)]),
     "gelu_erf": (lambda x: jax.nn.gelu(x, approximate=False), [f32(4096, 1024)]),
+    "erf": (lax.erf, [f32(4096, 1024)]),
     "random_normal": (lambda k: jax.random.normal(jax.random.wrap_key_data(k), (4096, 1024)),
                       [np.array([0, 42], dtype=np.uint32)]),
     "max_pool_3x3": (

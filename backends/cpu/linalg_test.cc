@@ -100,16 +100,13 @@ TEST_P(JaxLinalgTest, EvaluatorAndCpuGiveXlasResults) {
   absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
       CompileForCpuExecutable(*std::move(module), CpuCompileOptions(), &fallbacks);
   ASSERT_TRUE(executable.ok()) << executable.status();
-  // Every linear-algebra op runs natively (gtsv only with a LAPACK; the
-  // evaluator runs it otherwise).  (eigvals_batched_f64 has one other
-  // fallback: a two-output loop fusion whose outputs each overwrite an
-  // operand the other reads, which the CPU backend cannot order.)
+  // Every op runs natively (gtsv, gehrd, sytrd/hetrd and gees only with a
+  // LAPACK; the evaluator runs them otherwise).
   for (const std::string& fallback : fallbacks) {
-    if (lapack::Load() == nullptr && absl::StrContains(fallback, "gtsv")) continue;
-    EXPECT_FALSE(absl::StrContains(fallback, "custom-call") ||
-                 absl::StrContains(fallback, "cholesky") ||
-                 absl::StrContains(fallback, "triangular-solve"))
-        << fallback;
+    const bool lapack_only =
+        absl::StrContains(fallback, "gtsv") || absl::StrContains(fallback, "gehrd") ||
+        absl::StrContains(fallback, "trd_ffi") || absl::StrContains(fallback, "gees");
+    EXPECT_TRUE(lapack::Load() == nullptr && lapack_only) << fallback;
   }
   absl::StatusOr<Literal> ran = (*executable)->RunLiterals(inputs);
   ASSERT_TRUE(ran.ok()) << ran.status();

@@ -55,7 +55,9 @@ bool OnlyElementwiseUses(const HloInstruction* parameter) {
   return true;
 }
 
-bool FusionCanShare(const HloInstruction& fusion, int64_t operand_number,
+// Whether output `user_index` of `fusion` may write over operand
+// `operand_number`, considering that output alone.
+bool OutputCanShare(const HloInstruction& fusion, int64_t operand_number,
                     const ShapeIndex& operand_index, const ShapeIndex& user_index) {
   if (!operand_index.empty() || fusion.called_computations().empty()) return false;
   // A kOutput fusion's dot or convolution writes the whole result before
@@ -82,6 +84,83 @@ bool FusionCanShare(const HloInstruction& fusion, int64_t operand_number,
     return true;
   }
   return OnlyElementwiseUses(parameter);
+}
+
+// Whether the parameters of `fused` that output `out` (an operand of its
+// root tuple) reads, by index.
+std::vector<bool> ParametersRead(const HloComputation& fused, const HloInstruction* out) {
+  std::vector<bool> read(fused.num_parameters(), false);
+  std::vector<const HloInstruction*> worklist = {out};
+  absl::flat_hash_set<const HloInstruction*> seen = {out};
+  while (!worklist.empty()) {
+    const HloInstruction* current = worklist.back();
+    worklist.pop_back();
+    if (current->opcode() == HloOpcode::kParameter) {
+      const int64_t number = current->parameter_number();
+      if (number >= 0 && number < static_cast<int64_t>(read.size())) read[number] = true;
+    }
+    for (const HloInstruction* operand : current->operands()) {
+      if (seen.insert(operand).second) worklist.push_back(operand);
+    }
+  }
+  return read;
+}
+
+// A backend computes a multi-output fusion's outputs one after another, so
+// an output that writes over an operand must run after every other output
+// that reads it.  Output i sharing operand k read by output j puts i after
+// j; where such orders could close a cycle (the loop state of JAX's
+// threefry: x0' = x0 + x1 over x0, x1' = rotl(x1) ^ x0' over x1), no
+// order works.  Whether output `out` taking operand `k` could be part of a
+// cycle, from the outputs' possible sharings alone (buffer assignment's
+// choices are not known here), so that none of the cycle's sharings is
+// made: an operand shared with an output that no other output reads (an
+// optimizer's in-place update) is never refused.
+bool SharingCouldCycle(const HloInstruction& fusion, int64_t k, int64_t out) {
+  const HloComputation* fused = fusion.fused_computation();
+  const HloInstruction* root = fused->root_instruction();
+  const int64_t n = root->operand_count();
+  std::vector<std::vector<bool>> reads(n);
+  for (int64_t j = 0; j < n; ++j) reads[j] = ParametersRead(*fused, root->operand(j));
+  // after[i]: (j, p) where i would have to run after j if it took operand
+  // p, for every operand i could take.
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> after(n);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t p = 0; p < fused->num_parameters(); ++p) {
+      if (!OutputCanShare(fusion, p, {}, {i})) continue;
+      for (int64_t j = 0; j < n; ++j) {
+        if (j != i && reads[j][p]) after[i].push_back({j, p});
+      }
+    }
+  }
+  // A cycle through out -> j (j reads k) exists if j reaches out by
+  // sharings of other operands (one buffer goes to one output: two outputs
+  // reading the one operand k that either could take form no cycle).
+  for (int64_t j = 0; j < n; ++j) {
+    if (j == out || !reads[j][k]) continue;
+    std::vector<bool> seen(n, false);
+    std::vector<int64_t> worklist = {j};
+    seen[j] = true;
+    while (!worklist.empty()) {
+      const int64_t current = worklist.back();
+      worklist.pop_back();
+      if (current == out) return true;
+      for (const auto& [next, p] : after[current]) {
+        if (p != k && !seen[next]) {
+          seen[next] = true;
+          worklist.push_back(next);
+        }
+      }
+    }
+  }
+  return false;
+}
+
+bool FusionCanShare(const HloInstruction& fusion, int64_t operand_number,
+                    const ShapeIndex& operand_index, const ShapeIndex& user_index) {
+  if (!OutputCanShare(fusion, operand_number, operand_index, user_index)) return false;
+  if (user_index.empty()) return true;  // one output
+  return !SharingCouldCycle(fusion, operand_number, user_index[0]);
 }
 
 }  // namespace

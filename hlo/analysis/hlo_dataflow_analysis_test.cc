@@ -229,6 +229,45 @@ ENTRY main {
   EXPECT_TRUE(CanShareOperandBufferWithUser(*I("f"), 0, {}, {1}));
 }
 
+TEST_F(DataflowTest, MultiOutputFusionSharesNoOperandInACycle) {
+  // Threefry's loop state: each output would overwrite an operand the other
+  // reads, and outputs run one after another, so neither may.  The
+  // optimizer-like fusion's in-place updates form no cycle: all may.
+  Analyze(R"(HloModule m
+rotate {
+  x0 = u32[8] parameter(0)
+  x1 = u32[8] parameter(1)
+  y0 = u32[8] add(x0, x1)
+  y1 = u32[8] xor(x1, y0)
+  ROOT t = (u32[8], u32[8]) tuple(y0, y1)
+}
+update {
+  p = f32[8] parameter(0)
+  m = f32[8] parameter(1)
+  v = f32[8] parameter(2)
+  m2 = f32[8] add(m, m)
+  v2 = f32[8] multiply(v, v)
+  mv = f32[8] multiply(m2, v2)
+  p2 = f32[8] subtract(p, mv)
+  ROOT t = (f32[8], f32[8], f32[8]) tuple(p2, m2, v2)
+}
+ENTRY main {
+  a = u32[8] parameter(0)
+  b = u32[8] parameter(1)
+  r = (u32[8], u32[8]) fusion(a, b), kind=kLoop, calls=rotate
+  p = f32[8] parameter(2)
+  m = f32[8] parameter(3)
+  v = f32[8] parameter(4)
+  u = (f32[8], f32[8], f32[8]) fusion(p, m, v), kind=kLoop, calls=update
+  ROOT t = ((u32[8], u32[8]), (f32[8], f32[8], f32[8])) tuple(r, u)
+})");
+  EXPECT_FALSE(CanShareOperandBufferWithUser(*I("r"), 0, {}, {0}));
+  EXPECT_FALSE(CanShareOperandBufferWithUser(*I("r"), 1, {}, {1}));
+  EXPECT_TRUE(CanShareOperandBufferWithUser(*I("u"), 0, {}, {0}));
+  EXPECT_TRUE(CanShareOperandBufferWithUser(*I("u"), 1, {}, {1}));
+  EXPECT_TRUE(CanShareOperandBufferWithUser(*I("u"), 2, {}, {2}));
+}
+
 TEST_F(DataflowTest, SharedAndReducerComputationsAreIsolated) {
   Analyze(R"(HloModule m
 sum {

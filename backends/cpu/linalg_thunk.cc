@@ -597,8 +597,9 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
       return;
     }
     case LinalgKind::kSchur: {
-      // PlanLinalg took it (and kHessenberg, kTridiagonal) only for complex
-      // types and with a LAPACK to run it.
+      // PlanLinalg takes the LAPACK-only kinds (this, kHessenberg,
+      // kTridiagonal, kTridiagonalSolve) only where a LAPACK loads, and
+      // DescribeLinalgOp this one only for complex types.
       if constexpr (Eigen::NumTraits<T>::IsComplex) {
         const int64_t n = op.rows;
         Matrix<T> a(n, n), z(n, n);
@@ -649,7 +650,6 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
       return;
     }
     case LinalgKind::kTridiagonalSolve: {
-      // PlanLinalg took it only with a LAPACK to run it.
       const lapack::Routines* lapack = lapack::Load();
       const int64_t n = op.rows;
       std::vector<T> diagonals[3];

@@ -122,6 +122,11 @@ bool SharingCouldCycle(const HloInstruction& fusion, int64_t k, int64_t out) {
   const int64_t n = root->operand_count();
   std::vector<std::vector<bool>> reads(n);
   for (int64_t j = 0; j < n; ++j) reads[j] = ParametersRead(*fused, root->operand(j));
+  // Most operands (all of a horizontal fusion's) have one reader: no order
+  // to keep, and the graph below is not needed.
+  bool contested = false;
+  for (int64_t j = 0; j < n; ++j) contested |= j != out && reads[j][k];
+  if (!contested) return false;
   // after[i]: (j, p) where i would have to run after j if it took operand
   // p, for every operand i could take.
   std::vector<std::vector<std::pair<int64_t, int64_t>>> after(n);

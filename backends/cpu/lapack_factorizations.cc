@@ -185,6 +185,38 @@ bool Schur(const lapack::Routines& lapack, int64_t n, C* a, bool vectors, C* z, 
 }
 
 template <typename T>
+bool RealSchur(const lapack::Routines& lapack, int64_t n, T* a, bool vectors, T* z, T* wr, T* wi) {
+  std::fill(z, z + n * n, T(0));
+  if (n == 0) return true;
+  if (!AllFinite(a, n * n)) {
+    std::fill(a, a + n * n, NaN<T>());
+    std::fill(wr, wr + n, NaN<T>());
+    std::fill(wi, wi + n, NaN<T>());
+    if (vectors) std::fill(z, z + n * n, NaN<T>());
+    return true;
+  }
+  const char jobvs = vectors ? 'V' : 'N', sort = 'N';
+  const Int order = n, query = -1;
+  Int info = 0, sdim = 0;
+  T work_size = 0;
+  std::vector<Int> bwork(n);
+  const auto gees = [&] {
+    if constexpr (std::is_same_v<T, float>) {
+      return lapack.sgees;
+    } else {
+      return lapack.dgees;
+    }
+  }();
+  gees(&jobvs, &sort, nullptr, &order, a, &order, &sdim, wr, wi, z, &order, &work_size, &query,
+       bwork.data(), &info, 1, 1);
+  const Int lwork = std::max<Int>(1, WorkspaceSize(work_size));
+  std::vector<T> work(lwork);
+  gees(&jobvs, &sort, nullptr, &order, a, &order, &sdim, wr, wi, z, &order, work.data(), &lwork,
+       bwork.data(), &info, 1, 1);
+  return info == 0;
+}
+
+template <typename T>
 void Hessenberg(const lapack::Routines& lapack, int64_t n, int64_t low, int64_t high, T* a,
                 T* taus) {
   if (n == 0) return;
@@ -398,6 +430,10 @@ template bool Schur<std::complex<float>>(const lapack::Routines&, int64_t, std::
                                          bool, std::complex<float>*, std::complex<float>*);
 template bool Schur<std::complex<double>>(const lapack::Routines&, int64_t, std::complex<double>*,
                                           bool, std::complex<double>*, std::complex<double>*);
+template bool RealSchur<float>(const lapack::Routines&, int64_t, float*, bool, float*, float*,
+                               float*);
+template bool RealSchur<double>(const lapack::Routines&, int64_t, double*, bool, double*, double*,
+                                double*);
 TESSERA_LAPACK_FACTORIZATIONS(float, float)
 TESSERA_LAPACK_FACTORIZATIONS(double, double)
 TESSERA_LAPACK_FACTORIZATIONS(std::complex<float>, float)

@@ -40,6 +40,12 @@ void TriangularSolve(const lapack::Routines& lapack, bool left_side, bool lower,
 template <typename C>
 bool Schur(const lapack::Routines& lapack, int64_t n, C* a, bool vectors, C* z, C* w);
 
+// The real Schur form A = Z T Z^T in place of the real n x n `a` (T quasi
+// upper triangular, LAPACK's standardized 2 x 2 blocks), eigenvalues
+// wr + i wi: gees, unsorted; otherwise as Schur.
+template <typename T>
+bool RealSchur(const lapack::Routines& lapack, int64_t n, T* a, bool vectors, T* z, T* wr, T* wi);
+
 // Upper Hessenberg form in place of the n x n `a` as LAPACK's gehrd leaves
 // it (linalg_op.h), ilo `low` and ihi `high` 1-based, taus (n - 1).
 template <typename T>

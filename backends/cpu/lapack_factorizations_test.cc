@@ -295,6 +295,34 @@ TEST(LapackFactorizationsTest, SchurKeepsTheContract) {
   }
 }
 
+TEST(LapackFactorizationsTest, RealSchurKeepsTheContract) {
+  REQUIRE_LAPACK(lapack);
+  for (int64_t n : {2, 9, 40}) {
+    SCOPED_TRACE(n);
+    const std::vector<double> a = RandomMatrix<double>(n, n, n + 40);
+    std::vector<double> t = a, z(n * n), wr(n), wi(n);
+    ASSERT_TRUE(factorizations_lapack::RealSchur(*lapack, n, t.data(), true, z.data(), wr.data(),
+                                                 wi.data()));
+    auto at = [&](const std::vector<double>& m, int64_t i, int64_t j) { return m[j * n + i]; };
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double product = 0;
+        for (int64_t k = 0; k < n; ++k) {
+          for (int64_t l = 0; l < n; ++l) product += at(z, i, k) * at(t, k, l) * at(z, j, l);
+        }
+        EXPECT_NEAR(product, at(a, i, j), 1e-12 * n) << i << "," << j;
+        if (i > j + 1) EXPECT_EQ(at(t, i, j), 0) << i << "," << j;
+      }
+    }
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      if (at(t, i + 1, i) == 0) continue;
+      EXPECT_EQ(at(t, i, i), at(t, i + 1, i + 1)) << i;  // standardized
+      EXPECT_LT(at(t, i, i + 1) * at(t, i + 1, i), 0) << i;
+      EXPECT_GT(wi[i], 0) << i;
+    }
+  }
+}
+
 TEST(LapackFactorizationsTest, NonFiniteInputGivesNan) {
   REQUIRE_LAPACK(lapack);
   const int64_t n = 20;

@@ -50,6 +50,8 @@ bool Bind(void* handle, Routines& routines, std::string& missing) {
     }
     pointer = reinterpret_cast<std::remove_reference_t<decltype(pointer)>>(address);
   };
+  bind(routines.sgees, "sgees_");
+  bind(routines.dgees, "dgees_");
   bind(routines.cgees, "cgees_");
   bind(routines.zgees, "zgees_");
   bind(routines.sgehrd, "sgehrd_");

@@ -1,6 +1,6 @@
 // The host's LAPACK, loaded at first use: the routines XLA's CPU runtime
 // calls for JAX's linear algebra (trsm, getrf, gtsv, gehrd, sytrd/hetrd, syevd/heevd, gesdd, geev,
-// complex gees),
+// gees),
 // which the linear-algebra thunk prefers to Eigen's solvers where they are faster
 // (lapack_factorizations.h).  Loaded with dlopen rather than linked, so that
 // the compiler builds and runs without it: where none loads, every caller
@@ -40,6 +40,10 @@ using Trsm = void (*)(const char* side, const char* uplo, const char* transa, co
                       const Int* m, const Int* n, const T* alpha, const T* a, const Int* lda, T* b,
                       const Int* ldb, Length, Length, Length, Length);
 // `select` is LAPACK's LOGICAL FUNCTION argument, unused with sort 'N'.
+template <typename T>
+using RealGees = void (*)(const char* jobvs, const char* sort, void* select, const Int* n, T* a,
+                          const Int* lda, Int* sdim, T* wr, T* wi, T* vs, const Int* ldvs, T* work,
+                          const Int* lwork, Int* bwork, Int* info, Length, Length);
 template <typename C, typename Real>
 using ComplexGees = void (*)(const char* jobvs, const char* sort, void* select, const Int* n, C* a,
                              const Int* lda, Int* sdim, C* w, C* vs, const Int* ldvs, C* work,
@@ -82,6 +86,8 @@ using ComplexGeev = void (*)(const char* jobvl, const char* jobvr, const Int* n,
 
 // The routines, all present (a library lacking one is not used).
 struct Routines {
+  RealGees<float> sgees;
+  RealGees<double> dgees;
   ComplexGees<std::complex<float>, float> cgees;
   ComplexGees<std::complex<double>, double> zgees;
   Gehrd<float> sgehrd;

@@ -598,22 +598,32 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
     }
     case LinalgKind::kSchur: {
       // PlanLinalg takes the LAPACK-only kinds (this, kHessenberg,
-      // kTridiagonal, kTridiagonalSolve) only where a LAPACK loads, and
-      // DescribeLinalgOp this one only for complex types.
-      if constexpr (Eigen::NumTraits<T>::IsComplex) {
-        const int64_t n = op.rows;
-        Matrix<T> a(n, n), z(n, n);
-        std::vector<T> w(n);
-        CopyIn(a_data, plan.operands[0], batch, a);
-        const bool converged = factorizations_lapack::Schur(*lapack::Load(), n, a.data(),
-                                                            op.vectors, z.data(), w.data());
-        CopyOut(a, plan.results[0], batch, out);
-        CopyOut(z, plan.results[1], batch, static_cast<T*>(results[1]));
-        T* values = static_cast<T*>(results[2]);
-        for (int64_t i = 0; i < n; ++i) values[plan.results[2].Offset(batch, i)] = w[i];
-        static_cast<int32_t*>(results[3])[plan.results[3].Offset(batch)] = 0;
-        static_cast<int32_t*>(results[4])[plan.results[4].Offset(batch)] = converged ? 0 : 1;
+      // kTridiagonal, kTridiagonalSolve) only where a LAPACK loads.
+      // Results: (t, z, w, sdim, info), or real (t, z, wr, wi, sdim, info).
+      constexpr bool kComplex = Eigen::NumTraits<T>::IsComplex;
+      const int64_t n = op.rows;
+      Matrix<T> a(n, n), z(n, n);
+      std::vector<T> w(n), wi(n);
+      CopyIn(a_data, plan.operands[0], batch, a);
+      bool converged;
+      if constexpr (kComplex) {
+        converged = factorizations_lapack::Schur(*lapack::Load(), n, a.data(), op.vectors, z.data(),
+                                                 w.data());
+      } else {
+        converged = factorizations_lapack::RealSchur(*lapack::Load(), n, a.data(), op.vectors,
+                                                     z.data(), w.data(), wi.data());
       }
+      CopyOut(a, plan.results[0], batch, out);
+      CopyOut(z, plan.results[1], batch, static_cast<T*>(results[1]));
+      const int values = kComplex ? 1 : 2;
+      for (int k = 0; k < values; ++k) {
+        T* out_k = static_cast<T*>(results[2 + k]);
+        const std::vector<T>& from = k == 0 ? w : wi;
+        for (int64_t i = 0; i < n; ++i) out_k[plan.results[2 + k].Offset(batch, i)] = from[i];
+      }
+      static_cast<int32_t*>(results[2 + values])[plan.results[2 + values].Offset(batch)] = 0;
+      static_cast<int32_t*>(results[3 + values])[plan.results[3 + values].Offset(batch)] =
+          converged ? 0 : 1;
       return;
     }
     case LinalgKind::kHessenberg: {
@@ -782,10 +792,11 @@ absl::StatusOr<LinalgPlan> PlanLinalg(const HloInstruction& hlo) {
     return absl::UnimplementedError(
         absl::StrCat(LinalgName(hlo), " needs a LAPACK library: ", lapack::Describe()));
   }
-  if (kind == LinalgKind::kSchur) {  // (t, z, w, sdim, info)
+  if (kind == LinalgKind::kSchur) {  // (t, z, w or wr and wi, sdim, info)
     plan.operands.emplace_back(hlo.operand(0)->shape(), 2);
-    for (int k = 0; k < 5; ++k) {
-      plan.results.emplace_back(hlo.shape().tuple_shapes(k), k < 2 ? 2 : k == 2 ? 1 : 0);
+    const int count = static_cast<int>(hlo.shape().tuple_size());
+    for (int k = 0; k < count; ++k) {
+      plan.results.emplace_back(hlo.shape().tuple_shapes(k), k < 2 ? 2 : k < count - 2 ? 1 : 0);
     }
     return plan;
   }
@@ -863,9 +874,10 @@ absl::Status RunLinalg(const LinalgPlan& plan, absl::Span<const void* const> ope
       int32_t* info = static_cast<int32_t*>(results.back());
       for (int64_t b = 0; b < plan.op.batch; ++b) info[plan.results.back().Offset(b)] = 0;
     }
-    if (kind == LinalgKind::kSchur) {  // and sdim
-      int32_t* sdim = static_cast<int32_t*>(results[3]);
-      for (int64_t b = 0; b < plan.op.batch; ++b) sdim[plan.results[3].Offset(b)] = 0;
+    if (kind == LinalgKind::kSchur) {  // and sdim, before info
+      const size_t at = results.size() - 2;
+      int32_t* sdim = static_cast<int32_t*>(results[at]);
+      for (int64_t b = 0; b < plan.op.batch; ++b) sdim[plan.results[at].Offset(b)] = 0;
     }
     return absl::OkStatus();
   }

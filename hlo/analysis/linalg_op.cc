@@ -57,8 +57,7 @@ bool ParseLapackTarget(absl::string_view target, PrimitiveType* type, absl::stri
   return *routine == "potrf" || *routine == "getrf" || *routine == "trsm" || *routine == "geqrf" ||
          *routine == (complex ? "ungqr" : "orgqr") || *routine == (complex ? "heevd" : "syevd") ||
          *routine == "gesdd" || *routine == "gesvd" || *routine == "geev" || *routine == "gtsv" ||
-         *routine == "gehrd" || *routine == (complex ? "hetrd" : "sytrd") ||
-         (complex && *routine == "gees");
+         *routine == "gehrd" || *routine == (complex ? "hetrd" : "sytrd") || *routine == "gees";
 }
 
 // The integer entries of an MLIR attribute dictionary such as
@@ -382,13 +381,23 @@ absl::StatusOr<LinalgOp> DescribeLapackCall(const HloInstruction& hlo, Primitive
     }
     op.vectors = mode == 'V';
     if (op.rows != op.cols) return Invalid(hlo, "the matrices are not square");
-    TS_RETURN_IF_ERROR(ExpectTupleResult(hlo, 5, a));
+    // Complex: (t, z, w, sdim, info); real: (t, z, wr, wi, sdim, info).
+    const bool complex = IsComplexType(type);
+    const int values = complex ? 1 : 2;
+    TS_RETURN_IF_ERROR(ExpectTupleResult(hlo, 4 + values, a));
     TS_RETURN_IF_ERROR(ExpectArrayOf(hlo, hlo.shape().tuple_shapes(1), type,
                                      Append(batch, {op.rows, op.rows}), 1, "Schur vectors"));
-    TS_RETURN_IF_ERROR(ExpectArrayOf(hlo, hlo.shape().tuple_shapes(2), type,
-                                     Append(batch, {op.rows}), 2, "eigenvalues"));
-    TS_RETURN_IF_ERROR(ExpectS32(hlo, hlo.shape().tuple_shapes(3), batch, "result 3 (sdim)"));
-    TS_RETURN_IF_ERROR(ExpectS32(hlo, hlo.shape().tuple_shapes(4), batch, "result 4 (info)"));
+    for (int i = 0; i < values; ++i) {
+      TS_RETURN_IF_ERROR(ExpectArrayOf(hlo, hlo.shape().tuple_shapes(2 + i), type,
+                                       Append(batch, {op.rows}), 2 + i,
+                                       complex  ? "eigenvalues"
+                                       : i == 0 ? "wr"
+                                                : "wi"));
+    }
+    TS_RETURN_IF_ERROR(ExpectS32(hlo, hlo.shape().tuple_shapes(2 + values), batch,
+                                 absl::StrCat("result ", 2 + values, " (sdim)")));
+    TS_RETURN_IF_ERROR(ExpectS32(hlo, hlo.shape().tuple_shapes(3 + values), batch,
+                                 absl::StrCat("result ", 3 + values, " (info)")));
     return op;
   }
   if (routine == "gehrd") {
@@ -485,8 +494,7 @@ absl::StatusOr<LinalgOp> DescribeLinalgOp(const HloInstruction& hlo) {
     if (!ParseLapackTarget(hlo.attrs().custom_call_target, &type, &routine)) {
       return Invalid(hlo,
                      "not a LAPACK call Tessera knows (potrf, getrf, trsm, geqrf, orgqr, ungqr, "
-                     "syevd, heevd, gesdd, gesvd, geev, gehrd, sytrd, hetrd, gtsv, complex "
-                     "gees)");
+                     "syevd, heevd, gesdd, gesvd, geev, gehrd, sytrd, hetrd, gtsv, gees)");
     }
     return DescribeLapackCall(hlo, type, routine);
   }

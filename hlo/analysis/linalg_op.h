@@ -14,7 +14,8 @@
 //       -> (a, s [batch, min(m,n)] real, u, vt, info s32[batch])         SVD
 //   lapack_{s,d}geev_ffi(a) -> (wr, wi [batch, n], vl, vr complex, info)
 //   lapack_{c,z}geev_ffi(a) -> (w [batch, n], vl, vr, info)               general eigen
-//   lapack_{c,z}gees_ffi(a) -> (t, z, w [batch, n], sdim s32, info s32)  complex Schur
+//   lapack_{s,d}gees_ffi(a) -> (t, z, wr, wi [batch, n], sdim s32, info s32)  Schur
+//   lapack_{c,z}gees_ffi(a) -> (t, z, w [batch, n], sdim s32, info s32)
 //   lapack_?gehrd_ffi(a) -> (h and reflectors, taus [batch, n-1], info)   Hessenberg
 //   lapack_{s,d}sytrd_ffi, lapack_{c,z}hetrd_ffi(a)
 //       -> (t and reflectors, d [batch, n], e [batch, n-1] real, taus, info)  tridiagonal
@@ -29,8 +30,7 @@
 // pinv, lstsq, matrix_rank, norm(ord=2), jax.scipy.linalg.lu_factor,
 // cho_solve and solve_triangular lower to these, and jax.lax.linalg's
 // hessenberg, tridiagonal and tridiagonal_solve to gehrd, sytrd/hetrd and
-// gtsv; jax.scipy.linalg.schur(output="complex") and sqrtm to complex gees
-// (the real Schur form, real gees, is not supported).
+// gtsv; jax.scipy.linalg.schur and sqrtm to gees.
 //
 // Semantics, on the logical matrices (layouts do not matter):
 //   Cholesky: A = L L^H from the lower triangle (`lower`), or A = U^H U
@@ -75,11 +75,15 @@
 //     phase is otherwise free).  For real input, an eigenvalue whose
 //     imaginary part is within rounding (n epsilon |A|_F) is taken as real,
 //     and so are its vectors.  Vectors not asked for are zero.
-//   Complex Schur (gees; `vectors` mode 'V'; sort 'N' only): A = Z T Z^H,
-//     T upper triangular, Z unitary, w = diag(T), sdim 0.  The eigenvalues'
-//     order on T's diagonal and Z's column phases are free (LAPACK's come
-//     from its QR iteration).  With mode 'N', Z is zero.  Non-finite input
-//     gives NaN; info is nonzero where the QR iteration did not converge.
+//   Schur (gees; `vectors` mode 'V'; sort 'N' only): A = Z T Z^H, Z
+//     unitary; complex: T upper triangular, w = diag(T); real: T
+//     quasi-upper-triangular, 1 x 1 blocks for real eigenvalues and 2 x 2
+//     ones [a b; c a] with b c < 0 for the pair a +- i sqrt(-b c) (LAPACK's
+//     standardized form), wr and wi read off the blocks; sdim 0.  The
+//     eigenvalues' order along T and Z's column signs (phases) are free
+//     (LAPACK's come from its QR iteration).  With mode 'N', Z is zero.
+//     Non-finite input gives NaN; info is nonzero where the QR iteration
+//     did not converge.
 //   Hessenberg (gehrd; backend_config low = ilo, high = ihi, 1-based):
 //     H = Q^H A Q upper Hessenberg, Q = H(ilo-1) ... H(ihi-2), each
 //     reflector as QR's (larfg) with v zero up to i, one at i + 1 and its

@@ -1,7 +1,9 @@
 // cholesky, triangular-solve and JAX's LAPACK calls (potrf, getrf, trsm,
 // geqrf, syevd/heevd, gesdd/gesvd) on small matrices with known factors,
 // solutions and spectra, and the errors of malformed calls.
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -215,6 +217,76 @@ TEST(EvaluatorLinalgTest, ComplexSchurForm) {
   EXPECT_TRUE(LiteralsEqual(L("s32[]", "0"), schur->tuple_element(4)));
 }
 
+TEST(EvaluatorLinalgTest, RealSchurForm) {
+  // A rotation is a standardized block already: T = A, Z = I, 0 +- i.
+  const std::string result = "(f64[2,2], f64[2,2], f64[2], f64[2], s32[], s32[])";
+  absl::StatusOr<Literal> rotation =
+      EvaluateRoot(Call(result, "p0", "lapack_dgees_ffi", "mode = 86 : ui8, sort = 78 : ui8"),
+                   {L("f64[2,2]", "{{0, 1}, {-1, 0}}")});
+  ASSERT_TRUE(rotation.ok()) << rotation.status();
+  EXPECT_TRUE(LiteralsEqual(L("f64[2,2]", "{{0, 1}, {-1, 0}}"), rotation->tuple_element(0)));
+  EXPECT_TRUE(LiteralsEqual(L("f64[2,2]", "{{1, 0}, {0, 1}}"), rotation->tuple_element(1)));
+  EXPECT_TRUE(LiteralsEqual(L("f64[2]", "{0, 0}"), rotation->tuple_element(2)));
+  EXPECT_TRUE(LiteralsEqual(L("f64[2]", "{1, -1}"), rotation->tuple_element(3)));
+  // [[2, 1], [1, 2]]: real eigenvalues 3 and 1, so a triangular T.
+  absl::StatusOr<Literal> symmetric =
+      EvaluateRoot(Call(result, "p0", "lapack_dgees_ffi", "mode = 86 : ui8, sort = 78 : ui8"),
+                   {L("f64[2,2]", "{{2, 1}, {1, 2}}")});
+  ASSERT_TRUE(symmetric.ok()) << symmetric.status();
+  const auto t = symmetric->tuple_element(0).data<double>();
+  EXPECT_EQ(t[2], 0);
+  EXPECT_NEAR(std::max(t[0], t[3]), 3, 1e-15);
+  EXPECT_NEAR(std::min(t[0], t[3]), 1, 1e-15);
+  EXPECT_TRUE(LiteralsEqual(L("f64[2]", "{0, 0}"), symmetric->tuple_element(3)));
+}
+
+TEST(EvaluatorLinalgTest, RealSchurFormOfRandomMatrices) {
+  // Orders past the 2 x 2 cases: Z orthogonal, Z T Z^T = A, T quasi
+  // triangular with standardized blocks (equal diagonal, b c < 0) whose
+  // eigenvalues are wr +- i wi.
+  for (int n : {3, 9, 40}) {
+    SCOPED_TRACE(n);
+    std::mt19937_64 random(n);
+    std::normal_distribution<double> normal;
+    Literal a(Shape::MakeArrayWithDescendingLayout(F64, {n, n}));
+    for (int64_t i = 0; i < n * n; ++i) a.SetFromDouble(i, normal(random));
+    const std::string shape = absl::StrCat("f64[", n, ",", n, "]");
+    absl::StatusOr<Literal> schur = EvaluateRoot(
+        Call(absl::StrCat("(", shape, ", ", shape, ", f64[", n, "], f64[", n, "], s32[], s32[])"),
+             "p0", "lapack_dgees_ffi", "mode = 86 : ui8, sort = 78 : ui8"),
+        {a});
+    ASSERT_TRUE(schur.ok()) << schur.status();
+    const auto t = schur->tuple_element(0).data<double>();
+    const auto z = schur->tuple_element(1).data<double>();
+    const auto wr = schur->tuple_element(2).data<double>();
+    const auto wi = schur->tuple_element(3).data<double>();
+    EXPECT_EQ(schur->tuple_element(5).data<int32_t>()[0], 0);
+    const auto in = a.data<double>();
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        double product = 0, gram = 0;
+        for (int k = 0; k < n; ++k) {
+          gram += z[k * n + i] * z[k * n + j];
+          for (int l = 0; l < n; ++l) product += z[i * n + k] * t[k * n + l] * z[j * n + l];
+        }
+        EXPECT_NEAR(product, in[i * n + j], 1e-12 * n) << i << "," << j;
+        EXPECT_NEAR(gram, i == j ? 1 : 0, 1e-13 * n) << i << "," << j;
+        if (i > j + 1) EXPECT_EQ(t[i * n + j], 0) << i << "," << j;
+      }
+    }
+    for (int i = 0; i + 1 < n; ++i) {
+      if (t[(i + 1) * n + i] == 0) continue;
+      // A 2 x 2 block at i: no block at i + 1, equal diagonal, b c < 0.
+      if (i + 2 < n) EXPECT_EQ(t[(i + 2) * n + i + 1], 0) << i;
+      EXPECT_EQ(t[i * n + i], t[(i + 1) * n + i + 1]) << i;
+      EXPECT_LT(t[i * n + i + 1] * t[(i + 1) * n + i], 0) << i;
+      EXPECT_EQ(wr[i], t[i * n + i]);
+      EXPECT_NEAR(wi[i] * wi[i], -t[i * n + i + 1] * t[(i + 1) * n + i], 1e-12);
+      EXPECT_EQ(wi[i + 1], -wi[i]);
+    }
+  }
+}
+
 TEST(EvaluatorLinalgTest, MalformedCallsAreClearErrors) {
   auto error = [](absl::StatusOr<Literal> result) {
     return result.ok() ? std::string("ok") : std::string(result.status().message());
@@ -300,8 +372,8 @@ TEST(EvaluatorLinalgTest, MalformedCallsAreClearErrors) {
                                  {c})),
               HasSubstr("result 2 (eigenvalues) is c64[3], not c64[2]"));
   // Other LAPACK routines stay unsupported, by name.
-  EXPECT_THAT(error(EvaluateRoot(Call("(f32[2,2], s32[])", "p0", "lapack_sgees_ffi", ""), {a})),
-              HasSubstr("'lapack_sgees_ffi' is not supported"));
+  EXPECT_THAT(error(EvaluateRoot(Call("(f32[2,2], s32[])", "p0", "lapack_sgeqp3_ffi", ""), {a})),
+              HasSubstr("'lapack_sgeqp3_ffi' is not supported"));
 }
 
 // sum_k u(i, k) s(k) vt(k, j) of the row-major 2 x 2 u, vt.

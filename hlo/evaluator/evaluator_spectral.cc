@@ -341,6 +341,224 @@ absl::StatusOr<Literal> SvdOf(const HloInstruction& hlo, const LinalgOp& op, con
   return Literal::MakeTuple(std::move(results));
 }
 
+// Applies the rotation G = [c s; -s c] as the similarity G T G^T to rows
+// and columns p, p + 1 of `t` (rows over columns [from, n), columns over
+// rows [0, to)) and as Z G^T to `z`.
+template <typename Real>
+void Rotate(Columns<Real>& t, Columns<Real>& z, int64_t p, Real c, Real s, int64_t from,
+            int64_t to) {
+  const int64_t n = t.rows;
+  for (int64_t j = from; j < n; ++j) {
+    const Real x = t(p, j), y = t(p + 1, j);
+    t(p, j) = c * x + s * y;
+    t(p + 1, j) = c * y - s * x;
+  }
+  for (Columns<Real>* m : {&t, &z}) {
+    const int64_t rows = m == &z ? n : to;
+    for (int64_t i = 0; i < rows; ++i) {
+      const Real x = (*m)(i, p), y = (*m)(i, p + 1);
+      (*m)(i, p) = c * x + s * y;
+      (*m)(i, p + 1) = c * y - s * x;
+    }
+  }
+}
+
+// LAPACK's lanv2: the rotation (cs, sn) that makes the 2 x 2 block
+// [a b; c d] upper triangular where its eigenvalues are real, or gives it
+// equal diagonal entries and off-diagonal ones of opposite sign where they
+// are complex; the block is replaced by the result.
+template <typename Real>
+void StandardizeBlock(Real& a, Real& b, Real& c, Real& d, Real& cs, Real& sn) {
+  auto sign = [](Real x, Real y) { return std::copysign(std::abs(x), y); };
+  cs = 1;
+  sn = 0;
+  if (c == 0) return;
+  if (b == 0) {  // swap the rows and columns
+    cs = 0;
+    sn = 1;
+    std::swap(a, d);
+    b = -c;
+    c = 0;
+    return;
+  }
+  if (a - d == 0 && std::signbit(b) != std::signbit(c)) return;
+  Real temp = a - d, p = temp / 2;
+  const Real bcmax = std::max(std::abs(b), std::abs(c));
+  const Real bcmis = std::min(std::abs(b), std::abs(c)) * sign(1, b) * sign(1, c);
+  const Real scale = std::max(std::abs(p), bcmax);
+  Real z = p / scale * p + bcmax / scale * bcmis;
+  if (z >= 4 * std::numeric_limits<Real>::epsilon()) {  // real eigenvalues
+    z = p + sign(std::sqrt(scale) * std::sqrt(z), p);
+    a = d + z;
+    d = d - bcmax / z * bcmis;
+    const Real tau = std::hypot(c, z);
+    cs = z / tau;
+    sn = c / tau;
+    b = b - c;
+    c = 0;
+    return;
+  }
+  // Complex (or nearly equal real) eigenvalues: equal diagonal entries.
+  const Real sigma = b + c;
+  const Real tau = std::hypot(sigma, temp);
+  cs = std::sqrt((1 + std::abs(sigma) / tau) / 2);
+  sn = -(p / (tau * cs)) * sign(1, sigma);
+  const Real aa = a * cs + b * sn, bb = -a * sn + b * cs;
+  const Real cc = c * cs + d * sn, dd = -c * sn + d * cs;
+  a = aa * cs + cc * sn;
+  b = bb * cs + dd * sn;
+  c = -aa * sn + cc * cs;
+  d = -bb * sn + dd * cs;
+  temp = (a + d) / 2;
+  a = d = temp;
+  if (c == 0) return;
+  if (b == 0) {
+    b = -c;
+    c = 0;
+    temp = cs;
+    cs = -sn;
+    sn = temp;
+    return;
+  }
+  if (std::signbit(b) == std::signbit(c)) {  // real after all: triangular
+    const Real sab = std::sqrt(std::abs(b)), sac = std::sqrt(std::abs(c));
+    p = sign(sab * sac, c);
+    const Real t2 = 1 / std::sqrt(std::abs(b + c));
+    a = temp + p;
+    d = temp - p;
+    b = b - c;
+    c = 0;
+    const Real cs1 = sab * t2, sn1 = sac * t2;
+    temp = cs * cs1 - sn * sn1;
+    sn = cs * sn1 + sn * cs1;
+    cs = temp;
+  }
+}
+
+// A = Z T Z^T, T quasi-upper-triangular (the real Schur form: 1 x 1
+// blocks for real eigenvalues, standardized 2 x 2 ones for complex pairs),
+// from the real n x n `t` in place: Householder reduction to Hessenberg
+// form, then Francis double-shift QR sweeps with 3 x 3 reflectors (an
+// exceptional shift every 10 steps without deflation).  Returns
+// whether it converged.
+template <typename Real>
+bool RealSchur(Columns<Real>& t, Columns<Real>& z) {
+  const int64_t n = t.rows;
+  const Real eps = std::numeric_limits<Real>::epsilon();
+  z = Identity<Real>(n);
+  // P = I - 2 v v^T / |v|^2 on rows and columns [first, first + size),
+  // v = (v0, v1, v2) (size 2 or 3): T = P T over columns [from, n), T = T P
+  // over rows [0, to), Z = Z P.
+  auto reflect = [&](int64_t first, int64_t size, const Real* v, int64_t from, int64_t to) {
+    Real norm = 0;
+    for (int64_t i = 0; i < size; ++i) norm += v[i] * v[i];
+    if (norm == 0) return;
+    const Real scale = 2 / norm;
+    for (int64_t j = from; j < n; ++j) {
+      Real dot = 0;
+      for (int64_t i = 0; i < size; ++i) dot += v[i] * t(first + i, j);
+      for (int64_t i = 0; i < size; ++i) t(first + i, j) -= scale * dot * v[i];
+    }
+    for (Columns<Real>* m : {&t, &z}) {
+      const int64_t rows = m == &z ? n : to;
+      for (int64_t r = 0; r < rows; ++r) {
+        Real dot = 0;
+        for (int64_t i = 0; i < size; ++i) dot += (*m)(r, first + i) * v[i];
+        for (int64_t i = 0; i < size; ++i) (*m)(r, first + i) -= scale * dot * v[i];
+      }
+    }
+  };
+  // Hessenberg form, one column at a time.
+  for (int64_t k = 0; k + 2 < n; ++k) {
+    Real norm = 0;
+    for (int64_t i = k + 1; i < n; ++i) norm += t(i, k) * t(i, k);
+    norm = std::sqrt(norm);
+    if (norm == 0) continue;
+    std::vector<Real> v(n - k - 1);
+    for (int64_t i = k + 1; i < n; ++i) v[i - k - 1] = t(i, k);
+    v[0] += std::copysign(norm, v[0]);
+    Real v_norm = 0;
+    for (Real x : v) v_norm += x * x;
+    const Real scale = 2 / v_norm;
+    for (int64_t j = 0; j < n; ++j) {  // t = P t
+      Real dot = 0;
+      for (int64_t i = k + 1; i < n; ++i) dot += v[i - k - 1] * t(i, j);
+      for (int64_t i = k + 1; i < n; ++i) t(i, j) -= scale * dot * v[i - k - 1];
+    }
+    for (Columns<Real>* m : {&t, &z}) {  // t = t P, z = z P
+      for (int64_t r = 0; r < n; ++r) {
+        Real dot = 0;
+        for (int64_t i = k + 1; i < n; ++i) dot += (*m)(r, i) * v[i - k - 1];
+        for (int64_t i = k + 1; i < n; ++i) (*m)(r, i) -= scale * dot * v[i - k - 1];
+      }
+    }
+    for (int64_t i = k + 2; i < n; ++i) t(i, k) = 0;
+  }
+  int64_t hi = n - 1, since_deflation = 0, steps = 0;
+  while (hi >= 0) {
+    int64_t l = hi;
+    while (l > 0) {
+      const Real scale = std::abs(t(l, l)) + std::abs(t(l - 1, l - 1));
+      if (std::abs(t(l, l - 1)) <= eps * scale || t(l, l - 1) == 0) break;
+      --l;
+    }
+    if (l > 0) t(l, l - 1) = 0;
+    if (l == hi) {  // a 1 x 1 block
+      --hi;
+      since_deflation = 0;
+      continue;
+    }
+    if (l == hi - 1) {  // a 2 x 2 block: standardized
+      Real a = t(l, l), b = t(l, hi), c = t(hi, l), d = t(hi, hi), cs, sn;
+      StandardizeBlock(a, b, c, d, cs, sn);
+      Rotate(t, z, l, cs, sn, hi + 1, l);
+      t(l, l) = a;
+      t(l, hi) = b;
+      t(hi, l) = c;
+      t(hi, hi) = d;
+      hi -= 2;
+      since_deflation = 0;
+      continue;
+    }
+    if (++steps > 100 * n) return false;
+    ++since_deflation;
+    // The shifts: the trailing 2 x 2's eigenvalues, by their sum and
+    // product (every 10 steps without deflation, LAPACK lahqr's
+    // exceptional ones: those of [h h - 0.4375 s; s h], h = t_hi,hi + 0.75 s).
+    Real sum, product;
+    if (since_deflation % 10 == 0) {
+      const Real s = std::abs(t(hi, hi - 1)) + std::abs(t(hi - 1, hi - 2));
+      const Real h = t(hi, hi) + Real(0.75) * s;
+      sum = 2 * h;
+      product = h * h + Real(0.4375) * s * s;
+    } else {
+      sum = t(hi - 1, hi - 1) + t(hi, hi);
+      product = t(hi - 1, hi - 1) * t(hi, hi) - t(hi - 1, hi) * t(hi, hi - 1);
+    }
+    // The first column of (T - s1)(T - s2), then the bulge chased down.
+    Real x = t(l, l) * t(l, l) + t(l, l + 1) * t(l + 1, l) - sum * t(l, l) + product;
+    Real y = t(l + 1, l) * (t(l, l) + t(l + 1, l + 1) - sum);
+    Real w = t(l + 1, l) * t(l + 2, l + 1);
+    for (int64_t k = l; k < hi; ++k) {
+      const int64_t size = std::min<int64_t>(3, hi - k + 1);
+      if (k > l) {
+        x = t(k, k - 1);
+        y = t(k + 1, k - 1);
+        w = size == 3 ? t(k + 2, k - 1) : 0;
+      }
+      const Real norm = std::sqrt(x * x + y * y + w * w);
+      if (norm == 0) continue;
+      const Real v[3] = {x + std::copysign(norm, x), y, w};
+      reflect(k, size, v, k > l ? k - 1 : k, std::min(k + 4, hi + 1));
+      if (k > l) {
+        t(k + 1, k - 1) = 0;
+        if (size == 3) t(k + 2, k - 1) = 0;
+      }
+    }
+  }
+  return true;
+}
+
 // A = Z T Z^H, T upper triangular (the complex Schur form), from the n x n
 // `t` in place: Householder reduction to Hessenberg form, then single-shift
 // QR steps (Wilkinson's shift, an exceptional one every 10 steps without
@@ -558,31 +776,56 @@ absl::StatusOr<Literal> GeneralEigenOf(const HloInstruction& hlo, const LinalgOp
   return Literal::MakeTuple(std::move(results));
 }
 
-// gees on complex input: (T, Z, w, sdim, info) from ComplexSchur.
-template <typename C>
+// gees: (T, Z, w, sdim, info) from ComplexSchur for complex input, (T, Z,
+// wr, wi, sdim, info) from RealSchur for real input, the eigenvalues read
+// off T's blocks.
+template <typename T>
 absl::StatusOr<Literal> SchurOf(const HloInstruction& hlo, const LinalgOp& op, const Literal& a) {
-  using Real = typename C::value_type;
+  using Real = decltype(RealPart(T()));
+  constexpr bool kComplex = kIsComplex<T>;
   const int64_t n = op.rows;
   std::vector<Literal> results;
   for (int64_t i = 0; i < hlo.shape().tuple_size(); ++i) {
     TS_ASSIGN_OR_RETURN(Literal result, MakeLiteral(hlo.shape().tuple_shapes(i)));
     results.push_back(std::move(result));
   }
-  const C nan(std::numeric_limits<Real>::quiet_NaN(), std::numeric_limits<Real>::quiet_NaN());
+  const Real nan = std::numeric_limits<Real>::quiet_NaN();
+  Literal& info = results.back();
   for (int64_t b = 0; b < op.batch; ++b) {
-    const C* in = a.data<C>().data() + b * n * n;
-    Columns<C> t(n, n), z(n, n);
+    const T* in = a.data<T>().data() + b * n * n;
+    Columns<T> t(n, n), z(n, n);
     for (int64_t i = 0; i < n; ++i) {
       for (int64_t j = 0; j < n; ++j) t(i, j) = in[i * n + j];
     }
     const bool finite = AllFinite(in, n * n);
-    const bool converged = finite && ComplexSchur(t, z);
-    results[4].data<int32_t>()[b] = finite && !converged ? 1 : 0;
+    bool converged = false;
+    if (finite) {
+      if constexpr (kComplex) {
+        converged = ComplexSchur(t, z);
+      } else {
+        converged = RealSchur(t, z);
+      }
+    }
+    info.data<int32_t>()[b] = finite && !converged ? 1 : 0;
     for (int64_t i = 0; i < n; ++i) {
-      results[2].data<C>()[b * n + i] = finite ? t(i, i) : nan;
       for (int64_t j = 0; j < n; ++j) {
-        results[0].data<C>()[b * n * n + i * n + j] = finite ? t(i, j) : nan;
-        if (op.vectors) results[1].data<C>()[b * n * n + i * n + j] = finite ? z(i, j) : nan;
+        results[0].data<T>()[b * n * n + i * n + j] = finite ? t(i, j) : T(nan);
+        if (op.vectors) results[1].data<T>()[b * n * n + i * n + j] = finite ? z(i, j) : T(nan);
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if constexpr (kComplex) {
+        results[2].data<T>()[b * n + i] = finite ? t(i, i) : T(nan, nan);
+      } else {
+        // A 2 x 2 block [a b; c a] (standardized) holds a +- i sqrt(|b c|).
+        Real re = t(i, i), im = 0;
+        if (i + 1 < n && t(i + 1, i) != 0) {
+          im = std::sqrt(std::abs(t(i, i + 1))) * std::sqrt(std::abs(t(i + 1, i)));
+        } else if (i > 0 && t(i, i - 1) != 0) {
+          im = -std::sqrt(std::abs(t(i - 1, i))) * std::sqrt(std::abs(t(i, i - 1)));
+        }
+        results[2].data<T>()[b * n + i] = finite ? re : nan;
+        results[3].data<T>()[b * n + i] = finite ? im : nan;
       }
     }
   }
@@ -593,10 +836,7 @@ template <typename T>
 absl::StatusOr<Literal> Spectral(const HloInstruction& hlo, const LinalgOp& op, const Literal& a) {
   if (op.kind == LinalgKind::kHermitianEigen) return HermitianEigenOf<T>(hlo, op, a);
   if (op.kind == LinalgKind::kEigen) return GeneralEigenOf<T>(hlo, op, a);
-  if (op.kind == LinalgKind::kSchur) {
-    if constexpr (kIsComplex<T>) return SchurOf<T>(hlo, op, a);
-    return InvalidArgument("the real Schur form is not supported");
-  }
+  if (op.kind == LinalgKind::kSchur) return SchurOf<T>(hlo, op, a);
   return SvdOf<T>(hlo, op, a);
 }
 

@@ -2,7 +2,7 @@
 results: jnp.linalg and jax.scipy.linalg functions, which JAX's CPU lowering
 turns into LAPACK custom calls (lapack_?potrf_ffi, ?getrf, ?trsm, ?geqrf,
 ?orgqr/?ungqr, ?syevd/?heevd, ?gesdd, ?gesvd, ?geev, ?gtsv, ?gehrd,
-?sytrd/?hetrd, complex ?gees).
+?sytrd/?hetrd, ?gees).
 
 Eigenvectors and singular vectors are unique only up to sign (a complex
 phase), which LAPACK builds choose differently, so those programs return
@@ -214,6 +214,26 @@ def schur_invariants(a):
             jnp.max(jnp.abs(jnp.tril(t, -1)), axis=(-2, -1)))
 
 
+def real_schur_invariants(a):
+    # T quasi-triangular with standardized 2 x 2 blocks [x b; c x]: its
+    # sorted diagonal (the eigenvalues' real parts) and sorted products
+    # T[i+1,i] T[i,i+1] (minus the squared imaginary parts, 0 off the
+    # blocks) are order-free, as are |Z T Z^T - A|, |Z^T Z - I|, T's
+    # largest element below the subdiagonal and two adjacent subdiagonal
+    # elements' largest product (no 3 x 3 blocks).
+    t, z = jax.lax.linalg.schur(a)
+    zt = jnp.swapaxes(z, -1, -2)
+    eye = jnp.eye(a.shape[-1], dtype=a.dtype)
+    sub = jnp.diagonal(t, offset=-1, axis1=-2, axis2=-1)
+    sup = jnp.diagonal(t, offset=1, axis1=-2, axis2=-1)
+    return (jnp.sort(jnp.diagonal(t, axis1=-2, axis2=-1), axis=-1),
+            jnp.sort(sub * sup, axis=-1),
+            jnp.max(jnp.abs(z @ t @ zt - a), axis=(-2, -1)),
+            jnp.max(jnp.abs(zt @ z - eye), axis=(-2, -1)),
+            jnp.max(jnp.abs(jnp.tril(t, -2)), axis=(-2, -1)),
+            jnp.max(jnp.abs(sub[..., 1:] * sub[..., :-1]), axis=-1))
+
+
 def schur_cases():
     yield "schur_c64", schur_invariants, [general(6, 6, dtype=np.complex64)], 1e-4
     yield "schur_batched_c128", schur_invariants, [general(2, 12, 12, dtype=np.complex128)], 1e-10
@@ -224,6 +244,13 @@ def schur_cases():
     # The principal square root is unique: it compares directly.
     yield ("sqrtm_f64", jsl.sqrtm,
            [(general(5, 5, dtype=np.float64) + 6 * np.eye(5)).astype(np.float64)], 1e-8)
+    yield "schur_real_f32", real_schur_invariants, [general(7, 7)], 1e-4
+    yield ("schur_real_batched_f64", real_schur_invariants,
+           [general(2, 10, 10, dtype=np.float64)], 1e-10)
+    yield ("schur_real_values_f64",
+           lambda a: jnp.sort(jnp.diagonal(
+               jax.lax.linalg.schur(a, compute_schur_vectors=False)[0])),
+           [general(6, 6, dtype=np.float64)], 1e-10)
 
 
 def main():

@@ -30,6 +30,7 @@ struct Select<float> {
   static auto Hessenberg(const lapack::Routines& r) { return r.sgehrd; }
   static auto Condense(const lapack::Routines& r) { return r.ssytrd; }
   static auto Lu(const lapack::Routines& r) { return r.sgetrf; }
+  static auto PivotedQr(const lapack::Routines& r) { return r.sgeqp3; }
   static auto Eigen(const lapack::Routines& r) { return r.ssyevd; }
   static auto Svd(const lapack::Routines& r) { return r.sgesdd; }
   static auto General(const lapack::Routines& r) { return r.sgeev; }
@@ -41,6 +42,7 @@ struct Select<double> {
   static auto Hessenberg(const lapack::Routines& r) { return r.dgehrd; }
   static auto Condense(const lapack::Routines& r) { return r.dsytrd; }
   static auto Lu(const lapack::Routines& r) { return r.dgetrf; }
+  static auto PivotedQr(const lapack::Routines& r) { return r.dgeqp3; }
   static auto Eigen(const lapack::Routines& r) { return r.dsyevd; }
   static auto Svd(const lapack::Routines& r) { return r.dgesdd; }
   static auto General(const lapack::Routines& r) { return r.dgeev; }
@@ -52,6 +54,7 @@ struct Select<std::complex<float>> {
   static auto Hessenberg(const lapack::Routines& r) { return r.cgehrd; }
   static auto Condense(const lapack::Routines& r) { return r.chetrd; }
   static auto Lu(const lapack::Routines& r) { return r.cgetrf; }
+  static auto PivotedQr(const lapack::Routines& r) { return r.cgeqp3; }
   static auto Eigen(const lapack::Routines& r) { return r.cheevd; }
   static auto Svd(const lapack::Routines& r) { return r.cgesdd; }
   static auto General(const lapack::Routines& r) { return r.cgeev; }
@@ -63,6 +66,7 @@ struct Select<std::complex<double>> {
   static auto Hessenberg(const lapack::Routines& r) { return r.zgehrd; }
   static auto Condense(const lapack::Routines& r) { return r.zhetrd; }
   static auto Lu(const lapack::Routines& r) { return r.zgetrf; }
+  static auto PivotedQr(const lapack::Routines& r) { return r.zgeqp3; }
   static auto Eigen(const lapack::Routines& r) { return r.zheevd; }
   static auto Svd(const lapack::Routines& r) { return r.zgesdd; }
   static auto General(const lapack::Routines& r) { return r.zgeev; }
@@ -274,6 +278,27 @@ int32_t TridiagonalSolve(const lapack::Routines& lapack, int64_t n, int64_t nrhs
 }
 
 template <typename T>
+void PivotedQr(const lapack::Routines& lapack, int64_t m, int64_t n, T* a, int32_t* jpvt, T* taus) {
+  if (m == 0 || n == 0) return;  // LAPACK returns before reading jpvt
+  const Int rows = m, cols = n, query = -1;
+  Int info = 0;
+  T work_size = 0;
+  const auto factor = Select<T>::PivotedQr(lapack);
+  if constexpr (kComplex<T>) {
+    std::vector<decltype(std::real(T()))> rwork(2 * n);
+    factor(&rows, &cols, a, &rows, jpvt, taus, &work_size, &query, rwork.data(), &info);
+    const Int lwork = std::max<Int>(1, WorkspaceSize(work_size));
+    std::vector<T> work(lwork);
+    factor(&rows, &cols, a, &rows, jpvt, taus, work.data(), &lwork, rwork.data(), &info);
+  } else {
+    factor(&rows, &cols, a, &rows, jpvt, taus, &work_size, &query, &info);
+    const Int lwork = std::max<Int>(1, WorkspaceSize(work_size));
+    std::vector<T> work(lwork);
+    factor(&rows, &cols, a, &rows, jpvt, taus, work.data(), &lwork, &info);
+  }
+}
+
+template <typename T>
 int32_t Lu(const lapack::Routines& lapack, int64_t m, int64_t n, T* a, int32_t* pivots) {
   if (m == 0 || n == 0) return 0;
   const Int rows = m, cols = n;
@@ -419,6 +444,7 @@ bool GeneralEigen(const lapack::Routines& lapack, int64_t n, const T* a, std::co
   template void Tridiagonal<T, Real>(const lapack::Routines&, bool, int64_t, T*, Real*, Real*,     \
                                      T*);                                                          \
   template int32_t TridiagonalSolve<T>(const lapack::Routines&, int64_t, int64_t, T*, T*, T*, T*); \
+  template void PivotedQr<T>(const lapack::Routines&, int64_t, int64_t, T*, int32_t*, T*);         \
   template int32_t Lu<T>(const lapack::Routines&, int64_t, int64_t, T*, int32_t*);                 \
   template bool HermitianEigen<T, Real>(const lapack::Routines&, int64_t, T*, Real*, bool);        \
   template bool Svd<T, Real>(const lapack::Routines&, int64_t, int64_t, const T*, Real*, bool,     \

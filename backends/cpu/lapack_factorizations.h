@@ -67,6 +67,12 @@ template <typename T>
 int32_t TridiagonalSolve(const lapack::Routines& lapack, int64_t n, int64_t nrhs, T* dl, T* d,
                          T* du, T* b);
 
+// A P = Q R in place of the m x n `a` as LAPACK's geqp3 leaves it, `jpvt`
+// (n) the fixed columns (nonzero) on entry and the 1-based permutation on
+// exit, taus (min(m, n)).
+template <typename T>
+void PivotedQr(const lapack::Routines& lapack, int64_t m, int64_t n, T* a, int32_t* jpvt, T* taus);
+
 // P A = L U in place of the m x n `a` with partial pivoting, LAPACK's
 // 1-based pivots (min(m, n)) in `pivots`; returns getrf's info (k + 1 for
 // the first zero pivot u_kk, else 0).

@@ -311,7 +311,9 @@ TEST(LapackFactorizationsTest, RealSchurKeepsTheContract) {
           for (int64_t l = 0; l < n; ++l) product += at(z, i, k) * at(t, k, l) * at(z, j, l);
         }
         EXPECT_NEAR(product, at(a, i, j), 1e-12 * n) << i << "," << j;
-        if (i > j + 1) EXPECT_EQ(at(t, i, j), 0) << i << "," << j;
+        if (i > j + 1) {
+          EXPECT_EQ(at(t, i, j), 0) << i << "," << j;
+        }
       }
     }
     for (int64_t i = 0; i + 1 < n; ++i) {

@@ -50,6 +50,10 @@ bool Bind(void* handle, Routines& routines, std::string& missing) {
     }
     pointer = reinterpret_cast<std::remove_reference_t<decltype(pointer)>>(address);
   };
+  bind(routines.sgeqp3, "sgeqp3_");
+  bind(routines.dgeqp3, "dgeqp3_");
+  bind(routines.cgeqp3, "cgeqp3_");
+  bind(routines.zgeqp3, "zgeqp3_");
   bind(routines.sgees, "sgees_");
   bind(routines.dgees, "dgees_");
   bind(routines.cgees, "cgees_");

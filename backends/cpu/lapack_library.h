@@ -1,7 +1,6 @@
 // The host's LAPACK, loaded at first use: the routines XLA's CPU runtime
-// calls for JAX's linear algebra (trsm, getrf, gtsv, gehrd, sytrd/hetrd, syevd/heevd, gesdd, geev,
-// gees),
-// which the linear-algebra thunk prefers to Eigen's solvers where they are faster
+// calls for JAX's linear algebra (trsm, getrf, geqp3, gtsv, gehrd, sytrd/hetrd, syevd/heevd, gesdd,
+// geev, gees), which the linear-algebra thunk prefers to Eigen's solvers where they are faster
 // (lapack_factorizations.h).  Loaded with dlopen rather than linked, so that
 // the compiler builds and runs without it: where none loads, every caller
 // falls back to Eigen.
@@ -58,6 +57,12 @@ template <typename T>
 using Gtsv = void (*)(const Int* n, const Int* nrhs, T* dl, T* d, T* du, T* b, const Int* ldb,
                       Int* info);
 template <typename T>
+using RealGeqp3 = void (*)(const Int* m, const Int* n, T* a, const Int* lda, Int* jpvt, T* tau,
+                           T* work, const Int* lwork, Int* info);
+template <typename C, typename Real>
+using ComplexGeqp3 = void (*)(const Int* m, const Int* n, C* a, const Int* lda, Int* jpvt, C* tau,
+                              C* work, const Int* lwork, Real* rwork, Int* info);
+template <typename T>
 using Getrf = void (*)(const Int* m, const Int* n, T* a, const Int* lda, Int* ipiv, Int* info);
 template <typename T>
 using Syevd = void (*)(const char* jobz, const char* uplo, const Int* n, T* a, const Int* lda, T* w,
@@ -86,6 +91,10 @@ using ComplexGeev = void (*)(const char* jobvl, const char* jobvr, const Int* n,
 
 // The routines, all present (a library lacking one is not used).
 struct Routines {
+  RealGeqp3<float> sgeqp3;
+  RealGeqp3<double> dgeqp3;
+  ComplexGeqp3<std::complex<float>, float> cgeqp3;
+  ComplexGeqp3<std::complex<double>, double> zgeqp3;
   RealGees<float> sgees;
   RealGees<double> dgees;
   ComplexGees<std::complex<float>, float> cgees;

@@ -118,7 +118,7 @@ INSTANTIATE_TEST_SUITE_P(Programs, JaxLinalgTest, ::testing::ValuesIn(JaxProgram
                            return info.param.name;
                          });
 
-TEST(JaxLinalgTest, TestdataIsPresent) { EXPECT_GE(JaxPrograms().size(), 52u); }
+TEST(JaxLinalgTest, TestdataIsPresent) { EXPECT_GE(JaxPrograms().size(), 55u); }
 
 // ---------------------------------------------------------------------------
 // Random matrices against the evaluator.
@@ -566,6 +566,45 @@ TEST(LinalgTest, LapackCondensedFormsMatchTheEvaluator) {
   }
   // ilo and ihi inside the matrix: reflectors for columns [ilo - 1, ihi - 2].
   CheckSpectralModule(HessenbergModule("f64", 1, 9, 3, 7));
+}
+
+// geqp3 as JAX writes it, with some columns fixed (jpvt nonzero): random
+// columns' norms are distinct, so the pivots, reflectors and taus are
+// unique and compare directly.
+TEST(LinalgTest, LapackPivotedQrMatchesTheEvaluator) {
+  if (lapack::Load() == nullptr) GTEST_SKIP() << "no LAPACK: " << lapack::Describe();
+  for (const auto& [type, batch, m, n, fixed] :
+       std::vector<std::tuple<std::string, int, int, int, int>>{{"f32", 1, 1, 1, 0},
+                                                                {"f32", 2, 6, 4, 0},
+                                                                {"f64", 2, 40, 25, 3},
+                                                                {"c64", 1, 9, 14, 0},
+                                                                {"c128", 2, 30, 30, 2},
+                                                                {"f64", 1, 0, 3, 0}}) {
+    const std::string a = absl::StrFormat("%s[%d,%d,%d]{1,2,0}", type, batch, m, n);
+    const std::string jpvt = absl::StrFormat("s32[%d,%d]", batch, n);
+    const std::string text =
+        absl::StrFormat(R"(HloModule m
+ENTRY e {
+  a = %s parameter(0)
+  jpvt = %s parameter(1)
+  ROOT r = (%s, %s, %s[%d,%d]) custom-call(a, jpvt), custom_call_target="lapack_%sgeqp3_ffi", operand_layout_constraints={%s, %s}, output_to_operand_aliasing={{0}: (0, {}), {1}: (1, {})}, api_version=API_VERSION_TYPED_FFI
+})",
+                        a, jpvt, a, jpvt, type, batch, std::min(m, n), LapackLetter(type), a, jpvt);
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    std::vector<Literal> arguments;
+    arguments.push_back(Matrices((*module)->entry_computation()->parameter_instruction(0)->shape(),
+                                 Kind::kGeneral, 12));
+    Literal pivots((*module)->entry_computation()->parameter_instruction(1)->shape());
+    // Columns 1, 3, ... up to `fixed` of them, marked in every matrix.
+    for (int b = 0; b < batch; ++b) {
+      for (int j = 0; j < n; ++j) {
+        pivots.SetFromDouble(b * n + j, j % 2 == 1 && j / 2 < fixed ? 1 : 0);
+      }
+    }
+    arguments.push_back(std::move(pivots));
+    CheckNative(text, std::move(arguments));
+  }
 }
 
 // gtsv as JAX writes it: the CPU runs LAPACK's, whose overwritten

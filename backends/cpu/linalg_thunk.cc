@@ -626,6 +626,23 @@ void RunOne(const LinalgPlan& plan, int64_t batch, absl::Span<const void* const>
           converged ? 0 : 1;
       return;
     }
+    case LinalgKind::kPivotedQr: {
+      const int64_t k = std::min(op.rows, op.cols);
+      Matrix<T> a(op.rows, op.cols);
+      std::vector<int32_t> jpvt(op.cols);
+      std::vector<T> taus(k);
+      CopyIn(a_data, plan.operands[0], batch, a);
+      const int32_t* jpvt_in = static_cast<const int32_t*>(operands[1]);
+      for (int64_t j = 0; j < op.cols; ++j) jpvt[j] = jpvt_in[plan.operands[1].Offset(batch, j)];
+      factorizations_lapack::PivotedQr(*lapack::Load(), op.rows, op.cols, a.data(), jpvt.data(),
+                                       taus.data());
+      CopyOut(a, plan.results[0], batch, out);
+      int32_t* jpvt_out = static_cast<int32_t*>(results[1]);
+      for (int64_t j = 0; j < op.cols; ++j) jpvt_out[plan.results[1].Offset(batch, j)] = jpvt[j];
+      T* taus_out = static_cast<T*>(results[2]);
+      for (int64_t i = 0; i < k; ++i) taus_out[plan.results[2].Offset(batch, i)] = taus[i];
+      return;
+    }
     case LinalgKind::kHessenberg: {
       const int64_t n = op.rows;
       Matrix<T> a(n, n);
@@ -785,12 +802,21 @@ absl::StatusOr<LinalgPlan> PlanLinalg(const HloInstruction& hlo) {
   TS_ASSIGN_OR_RETURN(plan.op, DescribeLinalgOp(hlo));
   const LinalgKind kind = plan.op.kind;
   if ((kind == LinalgKind::kTridiagonalSolve || kind == LinalgKind::kHessenberg ||
-       kind == LinalgKind::kTridiagonal || kind == LinalgKind::kSchur) &&
+       kind == LinalgKind::kTridiagonal || kind == LinalgKind::kSchur ||
+       kind == LinalgKind::kPivotedQr) &&
       lapack::Load() == nullptr) {
     // Our own kernels would repeat the evaluator's; without a LAPACK the
     // evaluator runs these.
     return absl::UnimplementedError(
         absl::StrCat(LinalgName(hlo), " needs a LAPACK library: ", lapack::Describe()));
+  }
+  if (kind == LinalgKind::kPivotedQr) {  // (a, jpvt) -> (a, jpvt, taus)
+    plan.operands.emplace_back(hlo.operand(0)->shape(), 2);
+    plan.operands.emplace_back(hlo.operand(1)->shape(), 1);
+    plan.results.emplace_back(hlo.shape().tuple_shapes(0), 2);
+    plan.results.emplace_back(hlo.shape().tuple_shapes(1), 1);
+    plan.results.emplace_back(hlo.shape().tuple_shapes(2), 1);
+    return plan;
   }
   if (kind == LinalgKind::kSchur) {  // (t, z, w or wr and wi, sdim, info)
     plan.operands.emplace_back(hlo.operand(0)->shape(), 2);
@@ -857,11 +883,12 @@ absl::Status RunLinalg(const LinalgPlan& plan, absl::Span<const void* const> ope
   if (operands.size() != plan.operands.size() || results.size() != plan.results.size()) {
     return absl::InternalError("linalg thunk: buffer count does not match the plan");
   }
-  // An empty SVD's full U or V^H is still an identity, and gtsv with no
-  // right-hand sides still factors.
+  // An empty SVD's full U or V^H is still an identity, gtsv with no
+  // right-hand sides still factors, and geqp3's jpvt passes through.
   const bool factors_when_empty =
       plan.op.kind == LinalgKind::kSvd ||
-      (plan.op.kind == LinalgKind::kTridiagonalSolve && plan.op.rows > 0);
+      (plan.op.kind == LinalgKind::kTridiagonalSolve && plan.op.rows > 0) ||
+      (plan.op.kind == LinalgKind::kPivotedQr && plan.op.cols > 0);
   if ((plan.op.rows == 0 || plan.op.cols == 0) && !factors_when_empty) {
     // Empty matrices: nothing to factor; info (and no pivots) are zero.
     const LinalgKind kind = plan.op.kind;

@@ -57,7 +57,8 @@ bool ParseLapackTarget(absl::string_view target, PrimitiveType* type, absl::stri
   return *routine == "potrf" || *routine == "getrf" || *routine == "trsm" || *routine == "geqrf" ||
          *routine == (complex ? "ungqr" : "orgqr") || *routine == (complex ? "heevd" : "syevd") ||
          *routine == "gesdd" || *routine == "gesvd" || *routine == "geev" || *routine == "gtsv" ||
-         *routine == "gehrd" || *routine == (complex ? "hetrd" : "sytrd") || *routine == "gees";
+         *routine == "gehrd" || *routine == (complex ? "hetrd" : "sytrd") || *routine == "gees" ||
+         *routine == "geqp3";
 }
 
 // The integer entries of an MLIR attribute dictionary such as
@@ -312,6 +313,21 @@ absl::StatusOr<LinalgOp> DescribeLapackCall(const HloInstruction& hlo, Primitive
     TS_RETURN_IF_ERROR(CheckTridiagonalSolve(hlo, &op));
     return op;
   }
+  if (routine == "geqp3") {
+    op.kind = LinalgKind::kPivotedQr;
+    if (hlo.operand_count() != 2) return Invalid(hlo, "needs 2 operands (a, jpvt)");
+    const Shape& a = hlo.operand(0)->shape();
+    TS_RETURN_IF_ERROR(ExpectMatrices(hlo, a, type, "operand a"));
+    SetBatch(a, &op);
+    const std::vector<int64_t> batch = Leading(a);
+    const std::vector<int64_t> columns = Append(batch, {op.cols});
+    TS_RETURN_IF_ERROR(ExpectS32(hlo, hlo.operand(1)->shape(), columns, "operand jpvt"));
+    TS_RETURN_IF_ERROR(ExpectTupleResult(hlo, 3, a));
+    TS_RETURN_IF_ERROR(ExpectS32(hlo, hlo.shape().tuple_shapes(1), columns, "result 1 (jpvt)"));
+    TS_RETURN_IF_ERROR(ExpectArrayOf(hlo, hlo.shape().tuple_shapes(2), type,
+                                     Append(batch, {std::min(op.rows, op.cols)}), 2, "taus"));
+    return op;
+  }
   if (routine == "orgqr" || routine == "ungqr") {
     op.kind = LinalgKind::kHouseholderProduct;
     if (hlo.operand_count() != 2) return Invalid(hlo, "needs 2 operands (a, taus)");
@@ -494,7 +510,7 @@ absl::StatusOr<LinalgOp> DescribeLinalgOp(const HloInstruction& hlo) {
     if (!ParseLapackTarget(hlo.attrs().custom_call_target, &type, &routine)) {
       return Invalid(hlo,
                      "not a LAPACK call Tessera knows (potrf, getrf, trsm, geqrf, orgqr, ungqr, "
-                     "syevd, heevd, gesdd, gesvd, geev, gehrd, sytrd, hetrd, gtsv, gees)");
+                     "syevd, heevd, gesdd, gesvd, geev, gehrd, sytrd, hetrd, gtsv, gees, geqp3)");
     }
     return DescribeLapackCall(hlo, type, routine);
   }

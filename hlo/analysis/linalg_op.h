@@ -7,6 +7,7 @@
 //   lapack_?getrf_ffi(a) -> (lu, pivots s32[batch, min(m,n)], info s32[batch])  LU
 //   lapack_?trsm_ffi(a, b) -> x                                          triangular solve
 //   lapack_?geqrf_ffi(a) -> (reflectors and R, taus [batch, min(m,n)])  QR
+//   lapack_?geqp3_ffi(a, jpvt s32[batch, n]) -> (a, jpvt, taus)        pivoted QR
 //   lapack_?orgqr_ffi(a, taus) -> q  (?ungqr for complex)                Q from reflectors
 //   lapack_{s,d}syevd_ffi, lapack_{c,z}heevd_ffi(a)
 //       -> (vectors, eigenvalues [batch, n] real, info s32[batch])       Hermitian eigen
@@ -53,6 +54,13 @@
 //     Each reflector as LAPACK's larfg makes it: beta = -sign(re alpha)
 //     |(alpha, tail)|, tau = (beta - alpha) / beta, tail / (alpha - beta),
 //     none (tau 0) where the tail is zero and alpha real.
+//   Pivoted QR (geqp3): A P = Q R as QR above, the columns marked nonzero
+//     in jpvt moved to the front first and not pivoted; the others chosen
+//     one step at a time as the one of largest remaining norm (first on
+//     ties), the norms downdated as LAPACK's laqp2 does (recomputed where
+//     cancellation took more than half the digits).  jpvt[j] (1-based) is
+//     the column of A that became column j (an empty matrix leaves jpvt
+//     as it came, as LAPACK returns first).
 //   Householder product (org2r, ung2r): the first n columns of
 //     H(0) ... H(k-1), from k reflectors stored as QR leaves them.
 //   Hermitian eigen (syevd, heevd; `vectors` is mode 'V', else 'N'):
@@ -135,6 +143,7 @@ enum class LinalgKind {
   kHessenberg,
   kTridiagonal,
   kSchur,
+  kPivotedQr,
 };
 enum class LinalgTranspose { kNone, kTranspose, kAdjoint };
 

@@ -183,6 +183,77 @@ void Qr(T* a, int64_t rows, int64_t cols, T* taus) {
   }
 }
 
+// A P = Q R in place (LAPACK's geqp3 with laqp2's steps, linalg_op.h):
+// `jpvt` (cols) marks the fixed columns on entry (nonzero) and holds the
+// 1-based permutation on exit; taus[0, min(rows, cols)).
+template <typename T>
+void PivotedQr(T* a, int64_t rows, int64_t cols, int32_t* jpvt, T* taus) {
+  using Real = decltype(RealPart(T()));
+  if (rows == 0 || cols == 0) return;  // LAPACK returns before reading jpvt
+  auto swap_columns = [&](int64_t x, int64_t y) {
+    for (int64_t r = 0; r < rows; ++r) std::swap(a[r * cols + x], a[r * cols + y]);
+  };
+  // The fixed columns to the front, in order.
+  int64_t fixed = 0;
+  for (int64_t j = 0; j < cols; ++j) {
+    if (jpvt[j] != 0) {
+      if (j != fixed) {
+        swap_columns(j, fixed);
+        jpvt[j] = jpvt[fixed];
+        jpvt[fixed] = static_cast<int32_t>(j + 1);
+      } else {
+        jpvt[j] = static_cast<int32_t>(j + 1);
+      }
+      ++fixed;
+    } else {
+      jpvt[j] = static_cast<int32_t>(j + 1);
+    }
+  }
+  const int64_t steps = std::min(rows, cols);
+  auto reflect = [&](int64_t i) {
+    T alpha = a[i * cols + i];
+    taus[i] = Reflector(alpha, a + (i + 1) * cols + i, rows - i - 1, cols);
+    a[i * cols + i] = alpha;
+    if (i + 1 < cols) ApplyReflector(a, rows, cols, i, i, i + 1, Conj(taus[i]));
+  };
+  for (int64_t i = 0; i < std::min(fixed, steps); ++i) reflect(i);
+  // The free columns' norms below the fixed rows: vn1 downdated, vn2 the
+  // value when last computed.
+  auto norm_below = [&](int64_t j, int64_t from) {
+    Real sum = 0;
+    for (int64_t r = from; r < rows; ++r) sum += RealPart(a[r * cols + j] * Conj(a[r * cols + j]));
+    return std::sqrt(sum);
+  };
+  std::vector<Real> vn1(cols, 0), vn2(cols, 0);
+  for (int64_t j = fixed; j < cols; ++j) vn1[j] = vn2[j] = norm_below(j, fixed);
+  const Real tolerance = std::sqrt(std::numeric_limits<Real>::epsilon());
+  for (int64_t i = fixed; i < steps; ++i) {
+    int64_t pivot = i;
+    for (int64_t j = i + 1; j < cols; ++j) {
+      if (vn1[j] > vn1[pivot]) pivot = j;
+    }
+    if (pivot != i) {
+      swap_columns(pivot, i);
+      std::swap(jpvt[pivot], jpvt[i]);
+      vn1[pivot] = vn1[i];
+      vn2[pivot] = vn2[i];
+    }
+    reflect(i);
+    for (int64_t j = i + 1; j < cols; ++j) {
+      if (vn1[j] == 0) continue;
+      const Real ratio = std::abs(a[i * cols + j]) / vn1[j];
+      const Real remaining = std::max<Real>(0, (1 - ratio) * (1 + ratio));
+      const Real relative = vn1[j] / vn2[j];
+      if (remaining * relative * relative <= tolerance) {
+        vn1[j] = i + 1 < rows ? norm_below(j, i + 1) : 0;
+        vn2[j] = vn1[j];
+      } else {
+        vn1[j] *= std::sqrt(remaining);
+      }
+    }
+  }
+}
+
 // The first `cols` columns of H(0) ... H(k-1) in place of the reflectors
 // (LAPACK's org2r, ung2r).
 template <typename T>
@@ -416,6 +487,21 @@ absl::StatusOr<Literal> Evaluate(const HloInstruction& hlo, const LinalgOp& op, 
       results.push_back(std::move(taus));
       return Literal::MakeTuple(std::move(results));
     }
+    case LinalgKind::kPivotedQr: {
+      Literal qr = *operands[0];
+      Literal jpvt = *operands[1];
+      TS_ASSIGN_OR_RETURN(Literal taus, MakeLiteral(hlo.shape().tuple_shapes(2)));
+      const int64_t steps = std::min(op.rows, op.cols);
+      for (int64_t b = 0; b < op.batch; ++b) {
+        PivotedQr(qr.data<T>().data() + b * matrix, op.rows, op.cols,
+                  jpvt.data<int32_t>().data() + b * op.cols, taus.data<T>().data() + b * steps);
+      }
+      std::vector<Literal> results;
+      results.push_back(std::move(qr));
+      results.push_back(std::move(jpvt));
+      results.push_back(std::move(taus));
+      return Literal::MakeTuple(std::move(results));
+    }
     case LinalgKind::kHouseholderProduct: {
       Literal q = *operands[0];
       for (int64_t b = 0; b < op.batch; ++b) {
@@ -494,14 +580,18 @@ absl::StatusOr<Literal> Evaluate(const HloInstruction& hlo, const LinalgOp& op, 
 
 absl::StatusOr<Literal> EvaluateLinalg(const HloInstruction& hlo, Operands operands) {
   TS_ASSIGN_OR_RETURN(LinalgOp op, DescribeLinalgOp(hlo));
-  const int64_t expected =
-      op.kind == LinalgKind::kTridiagonalSolve                                                ? 4
-      : op.kind == LinalgKind::kTriangularSolve || op.kind == LinalgKind::kHouseholderProduct ? 2
-                                                                                              : 1;
+  int64_t expected = 1;
+  if (op.kind == LinalgKind::kTridiagonalSolve) {
+    expected = 4;
+  } else if (op.kind == LinalgKind::kTriangularSolve ||
+             op.kind == LinalgKind::kHouseholderProduct || op.kind == LinalgKind::kPivotedQr) {
+    expected = 2;
+  }
   TS_RETURN_IF_ERROR(ExpectOperandCount(hlo, operands, expected));
   for (int64_t i = 0; i < expected; ++i) {
     TS_RETURN_IF_ERROR(ExpectArray(*operands[i], "an operand"));
-    if (operands[i]->shape().element_type() != op.type ||
+    // (geqp3's jpvt is s32; every other operand is of the op's type.)
+    if (operands[i]->shape().element_type() != hlo.operand(i)->shape().element_type() ||
         operands[i]->shape().dimensions() != hlo.operand(i)->shape().dimensions()) {
       return InvalidArgument(absl::StrCat("operand ", i, " is ", ShapeString(*operands[i]),
                                           ", not ", hlo.operand(i)->shape().ToString()));

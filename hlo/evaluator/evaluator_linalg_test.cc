@@ -271,13 +271,17 @@ TEST(EvaluatorLinalgTest, RealSchurFormOfRandomMatrices) {
         }
         EXPECT_NEAR(product, in[i * n + j], 1e-12 * n) << i << "," << j;
         EXPECT_NEAR(gram, i == j ? 1 : 0, 1e-13 * n) << i << "," << j;
-        if (i > j + 1) EXPECT_EQ(t[i * n + j], 0) << i << "," << j;
+        if (i > j + 1) {
+          EXPECT_EQ(t[i * n + j], 0) << i << "," << j;
+        }
       }
     }
     for (int i = 0; i + 1 < n; ++i) {
       if (t[(i + 1) * n + i] == 0) continue;
       // A 2 x 2 block at i: no block at i + 1, equal diagonal, b c < 0.
-      if (i + 2 < n) EXPECT_EQ(t[(i + 2) * n + i + 1], 0) << i;
+      if (i + 2 < n) {
+        EXPECT_EQ(t[(i + 2) * n + i + 1], 0) << i;
+      }
       EXPECT_EQ(t[i * n + i], t[(i + 1) * n + i + 1]) << i;
       EXPECT_LT(t[i * n + i + 1] * t[(i + 1) * n + i], 0) << i;
       EXPECT_EQ(wr[i], t[i * n + i]);
@@ -372,8 +376,12 @@ TEST(EvaluatorLinalgTest, MalformedCallsAreClearErrors) {
                                  {c})),
               HasSubstr("result 2 (eigenvalues) is c64[3], not c64[2]"));
   // Other LAPACK routines stay unsupported, by name.
-  EXPECT_THAT(error(EvaluateRoot(Call("(f32[2,2], s32[])", "p0", "lapack_sgeqp3_ffi", ""), {a})),
-              HasSubstr("'lapack_sgeqp3_ffi' is not supported"));
+  EXPECT_THAT(
+      error(EvaluateRoot(Call("(f32[2,2], f32[2], f32[2])", "p0, p1", "lapack_sgeqp3_ffi", ""),
+                         {a, L("f32[2]", "{0, 0}")})),
+      HasSubstr("operand jpvt is f32[2]"));
+  EXPECT_THAT(error(EvaluateRoot(Call("(f32[2,2], s32[])", "p0", "lapack_sgerqf_ffi", ""), {a})),
+              HasSubstr("'lapack_sgerqf_ffi' is not supported"));
 }
 
 // sum_k u(i, k) s(k) vt(k, j) of the row-major 2 x 2 u, vt.

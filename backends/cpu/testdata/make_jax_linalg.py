@@ -2,7 +2,7 @@
 results: jnp.linalg and jax.scipy.linalg functions, which JAX's CPU lowering
 turns into LAPACK custom calls (lapack_?potrf_ffi, ?getrf, ?trsm, ?geqrf,
 ?orgqr/?ungqr, ?syevd/?heevd, ?gesdd, ?gesvd, ?geev, ?gtsv, ?gehrd,
-?sytrd/?hetrd, ?gees).
+?sytrd/?hetrd, ?gees, ?geqp3).
 
 Eigenvectors and singular vectors are unique only up to sign (a complex
 phase), which LAPACK builds choose differently, so those programs return
@@ -253,11 +253,23 @@ def schur_cases():
            [general(6, 6, dtype=np.float64)], 1e-10)
 
 
+def pivoted_qr_cases():
+    # Random columns have distinct norms, so the pivots (and with them Q
+    # and R) are unique and compare directly.
+    qr = jsl.qr
+    yield "qr_pivoting_f32", lambda a: qr(a, pivoting=True), [general(6, 4)], 1e-4
+    yield ("qr_pivoting_economic_f64", lambda a: qr(a, pivoting=True, mode="economic"),
+           [general(9, 5, dtype=np.float64)], 1e-10)
+    yield ("qr_pivoting_wide_c64", lambda a: qr(a, pivoting=True, mode="r"),
+           [general(4, 7, dtype=np.complex64)], 1e-4)
+
+
 def main():
     root = "jax_linalg"
     index = []
     for cases in (cholesky_cases, lu_cases, qr_cases, triangular_cases, spectral_cases,
-                  general_eigen_cases, tridiagonal_cases, condensed_cases, schur_cases):
+                  general_eigen_cases, tridiagonal_cases, condensed_cases, schur_cases,
+                  pivoted_qr_cases):
         for name, fn, inputs, tolerance in cases():
             lowered = jax.jit(fn).lower(*inputs)
             outputs = jax.jit(fn)(*inputs)

@@ -6,8 +6,10 @@
 // falls back to Eigen.
 //
 // Which library: $TESSERA_LAPACK names a shared object, or "none" to use
-// none; by default OpenBLAS's (Debian's libopenblas0), then the system's
-// liblapack.so.3.  OpenBLAS reads two variables when it loads, and where
+// none; by default OpenBLAS's (Debian's libopenblas0).  The library must
+// have the LP64 interface (32-bit INTEGER, as Debian's and MKL's default
+// libmkl_rt): an ILP64 build has the same symbol names, which no check at
+// load time can tell apart.  OpenBLAS reads two variables when it loads, and where
 // the user has not set them they are set first:
 // - OPENBLAS_NUM_THREADS=1: the runtime's thread pool already runs a
 //   batch's matrices in parallel; OpenBLAS's own threads would oversubscribe

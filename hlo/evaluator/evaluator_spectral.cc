@@ -341,6 +341,43 @@ absl::StatusOr<Literal> SvdOf(const HloInstruction& hlo, const LinalgOp& op, con
   return Literal::MakeTuple(std::move(results));
 }
 
+// Z^H A Z upper Hessenberg in place of `t`, Z (set here) the product of
+// the Householder reflections P = I - 2 v v^H / |v|^2 that map each column
+// below its subdiagonal onto e1: the first stage of both Schur iterations.
+template <typename T>
+void ReduceToHessenberg(Columns<T>& t, Columns<T>& z) {
+  using Real = decltype(RealPart(T()));
+  const int64_t n = t.rows;
+  z = Identity<T>(n);
+  for (int64_t k = 0; k + 2 < n; ++k) {
+    Real norm = 0;
+    for (int64_t i = k + 1; i < n; ++i) norm += RealPart(t(i, k) * Conj(t(i, k)));
+    norm = std::sqrt(norm);
+    if (norm == 0) continue;
+    std::vector<T> v(n, T(0));
+    const T x0 = t(k + 1, k);
+    const T phase = std::abs(x0) == 0 ? T(1) : x0 / T(std::abs(x0));
+    for (int64_t i = k + 1; i < n; ++i) v[i] = t(i, k);
+    v[k + 1] += phase * T(norm);
+    Real v_norm = 0;
+    for (int64_t i = k + 1; i < n; ++i) v_norm += RealPart(v[i] * Conj(v[i]));
+    const T scale = T(2 / v_norm);
+    for (int64_t j = 0; j < n; ++j) {  // t = P t
+      T dot = 0;
+      for (int64_t i = k + 1; i < n; ++i) dot += Conj(v[i]) * t(i, j);
+      for (int64_t i = k + 1; i < n; ++i) t(i, j) -= scale * v[i] * dot;
+    }
+    for (Columns<T>* m : {&t, &z}) {  // t = t P, z = z P
+      for (int64_t i = 0; i < n; ++i) {
+        T dot = 0;
+        for (int64_t j = k + 1; j < n; ++j) dot += (*m)(i, j) * v[j];
+        for (int64_t j = k + 1; j < n; ++j) (*m)(i, j) -= scale * dot * Conj(v[j]);
+      }
+    }
+    for (int64_t i = k + 2; i < n; ++i) t(i, k) = 0;
+  }
+}
+
 // Applies the rotation G = [c s; -s c] as the similarity G T G^T to rows
 // and columns p, p + 1 of `t` (rows over columns [from, n), columns over
 // rows [0, to)) and as Z G^T to `z`.
@@ -445,7 +482,6 @@ template <typename Real>
 bool RealSchur(Columns<Real>& t, Columns<Real>& z) {
   const int64_t n = t.rows;
   const Real eps = std::numeric_limits<Real>::epsilon();
-  z = Identity<Real>(n);
   // P = I - 2 v v^T / |v|^2 on rows and columns [first, first + size),
   // v = (v0, v1, v2) (size 2 or 3): T = P T over columns [from, n), T = T P
   // over rows [0, to), Z = Z P.
@@ -468,32 +504,7 @@ bool RealSchur(Columns<Real>& t, Columns<Real>& z) {
       }
     }
   };
-  // Hessenberg form, one column at a time.
-  for (int64_t k = 0; k + 2 < n; ++k) {
-    Real norm = 0;
-    for (int64_t i = k + 1; i < n; ++i) norm += t(i, k) * t(i, k);
-    norm = std::sqrt(norm);
-    if (norm == 0) continue;
-    std::vector<Real> v(n - k - 1);
-    for (int64_t i = k + 1; i < n; ++i) v[i - k - 1] = t(i, k);
-    v[0] += std::copysign(norm, v[0]);
-    Real v_norm = 0;
-    for (Real x : v) v_norm += x * x;
-    const Real scale = 2 / v_norm;
-    for (int64_t j = 0; j < n; ++j) {  // t = P t
-      Real dot = 0;
-      for (int64_t i = k + 1; i < n; ++i) dot += v[i - k - 1] * t(i, j);
-      for (int64_t i = k + 1; i < n; ++i) t(i, j) -= scale * dot * v[i - k - 1];
-    }
-    for (Columns<Real>* m : {&t, &z}) {  // t = t P, z = z P
-      for (int64_t r = 0; r < n; ++r) {
-        Real dot = 0;
-        for (int64_t i = k + 1; i < n; ++i) dot += (*m)(r, i) * v[i - k - 1];
-        for (int64_t i = k + 1; i < n; ++i) (*m)(r, i) -= scale * dot * v[i - k - 1];
-      }
-    }
-    for (int64_t i = k + 2; i < n; ++i) t(i, k) = 0;
-  }
+  ReduceToHessenberg(t, z);
   int64_t hi = n - 1, since_deflation = 0, steps = 0;
   while (hi >= 0) {
     int64_t l = hi;
@@ -569,34 +580,7 @@ bool ComplexSchur(Columns<C>& t, Columns<C>& z) {
   using Real = typename C::value_type;
   const int64_t n = t.rows;
   const Real eps = std::numeric_limits<Real>::epsilon();
-  z = Identity<C>(n);
-  for (int64_t k = 0; k + 2 < n; ++k) {
-    // P = I - 2 v v^H / |v|^2 maps column k below the diagonal onto e1.
-    std::vector<C> v(n, C(0));
-    Real norm = 0;
-    for (int64_t i = k + 1; i < n; ++i) norm += std::norm(t(i, k));
-    norm = std::sqrt(norm);
-    if (norm == 0) continue;
-    const C x0 = t(k + 1, k);
-    const C phase = std::abs(x0) == 0 ? C(1) : x0 / std::abs(x0);
-    for (int64_t i = k + 1; i < n; ++i) v[i] = t(i, k);
-    v[k + 1] += phase * norm;
-    Real v_norm = 0;
-    for (int64_t i = k + 1; i < n; ++i) v_norm += std::norm(v[i]);
-    for (int64_t j = 0; j < n; ++j) {  // t = P t
-      C dot = 0;
-      for (int64_t i = k + 1; i < n; ++i) dot += std::conj(v[i]) * t(i, j);
-      for (int64_t i = k + 1; i < n; ++i) t(i, j) -= C(2 / v_norm) * v[i] * dot;
-    }
-    for (Columns<C>* m : {&t, &z}) {  // t = t P, z = z P
-      for (int64_t i = 0; i < n; ++i) {
-        C dot = 0;
-        for (int64_t j = k + 1; j < n; ++j) dot += (*m)(i, j) * v[j];
-        for (int64_t j = k + 1; j < n; ++j) (*m)(i, j) -= C(2 / v_norm) * dot * std::conj(v[j]);
-      }
-    }
-    for (int64_t i = k + 2; i < n; ++i) t(i, k) = 0;
-  }
+  ReduceToHessenberg(t, z);
   int64_t hi = n - 1, since_deflation = 0, steps = 0;
   while (hi > 0) {
     int64_t l = hi;

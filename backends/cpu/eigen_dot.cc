@@ -135,6 +135,25 @@ void SetDenseBatch(Gemm& g) {
   g.c_strides[0] = g.m * g.n;
 }
 
+// The s8 x s8 -> s32 plain-loop product (sums wrapping), for where oneDNN
+// refuses a block.
+void ReferenceBlockS8(const int8_t* a, const int8_t* b, int32_t* c, int64_t k, bool ta, bool tb,
+                      int64_t lda, int64_t ldb, int64_t ldc, int64_t r0, int64_t r1, int64_t c0,
+                      int64_t c1) {
+  for (int64_t i = r0; i < r1; ++i) {
+    for (int64_t j = c0; j < c1; ++j) {
+      uint32_t acc = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        const int32_t x = ta ? a[p * lda + i] : a[i * lda + p];
+        const int32_t y = tb ? b[j * ldb + p] : b[p * ldb + j];
+        acc += static_cast<uint32_t>(x * y);
+      }
+      c[i * ldc + j] = static_cast<int32_t>(acc);
+    }
+  }
+}
+
+// c[r0:r1, c0:c1] of g's product.
 template <typename T>
 void GemmBlock(const Gemm& g, const T* a, const T* b, T* c, int64_t r0, int64_t r1, int64_t c0,
                int64_t c1) {
@@ -161,12 +180,21 @@ void GemmBlock(const Gemm& g, const T* a, const T* b, T* c, int64_t r0, int64_t 
   }
 }
 
+// The s8 x s8 -> s32 block, only where OneDnnGemmS8IsExact() (the
+// caller's choice).
+void GemmBlock(const Gemm& g, const int8_t* a, const int8_t* b, int32_t* c, int64_t r0, int64_t r1,
+               int64_t c0, int64_t c1) {
+  if (!OneDnnGemmBlockS8(a, b, c, g.k, g.ta, g.tb, g.lda, g.ldb, g.ldc, r0, r1, c0, c1)) {
+    ReferenceBlockS8(a, b, c, g.k, g.ta, g.tb, g.lda, g.ldb, g.ldc, r0, r1, c0, c1);
+  }
+}
+
 // `g` split over the pool: whole batch elements when there are at least as
 // many as threads and they divide evenly, else panels of each output (along
 // its longer side) as well.  The split depends on the sizes only, not on
 // the strides.
-template <typename T>
-void BatchedGemm(const Gemm& g, const T* a, const T* b, T* c, runtime::ThreadPool* pool,
+template <typename T, typename Out = T>
+void BatchedGemm(const Gemm& g, const T* a, const T* b, Out* c, runtime::ThreadPool* pool,
                  const RowEpilogue* epilogue = nullptr) {
   const int64_t batch = g.batch, m = g.m, n = g.n;
   int threads = pool == nullptr ? 1 : pool->parallelism();
@@ -174,7 +202,7 @@ void BatchedGemm(const Gemm& g, const T* a, const T* b, T* c, runtime::ThreadPoo
   if (threads == 1) {
     for (int64_t i = 0; i < batch; ++i) {
       const Offsets o = BatchOffsets(g, i);
-      GemmBlock<T>(g, a + o.a, b + o.b, c + o.c, 0, m, 0, n);
+      GemmBlock(g, a + o.a, b + o.b, c + o.c, 0, m, 0, n);
     }
     if (epilogue != nullptr) (*epilogue)(0, m);
     return;
@@ -194,9 +222,8 @@ void BatchedGemm(const Gemm& g, const T* a, const T* b, T* c, runtime::ThreadPoo
       const int64_t i = unit / panels;
       const int64_t lo = (unit % panels) * panel, hi = std::min(extent, lo + panel);
       const Offsets o = BatchOffsets(g, i);
-      GemmBlock<T>(g, a + o.a, b + o.b, c + o.c,
-                   split_rows ? lo : 0, split_rows ? hi : m, split_rows ? 0 : lo,
-                   split_rows ? n : hi);
+      GemmBlock(g, a + o.a, b + o.b, c + o.c, split_rows ? lo : 0, split_rows ? hi : m,
+                split_rows ? 0 : lo, split_rows ? n : hi);
       if (row_epilogue) (*epilogue)(lo, hi);
     }
   });
@@ -550,6 +577,15 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
                             static_cast<uint32_t*>(out), pool, panel_epilogue);
       return absl::OkStatus();
     case S8: {
+      if (OneDnnGemmS8IsExact() &&
+          !eigen_dot_internal::use_reference_kernels.load(std::memory_order_relaxed)) {
+        // VNNI's byte products into s32 sums: 4x the f32 GEMM's multiply-adds
+        // per instruction, no widened copies.
+        BatchedGemm<int8_t, int32_t>(g, static_cast<const int8_t*>(a),
+                                     static_cast<const int8_t*>(b), static_cast<int32_t*>(out),
+                                     pool);
+        return absl::OkStatus();
+      }
       if (shape.k <= kExactF32S8Depth) {
         // In f32, exactly (see kExactF32S8Depth): the f32 GEMM's speed.
         std::unique_ptr<float[]> owned;

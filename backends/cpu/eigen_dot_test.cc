@@ -318,6 +318,34 @@ TEST(EigenDotTest, ElementTypes) {
            &pool);
 }
 
+// s8 products at the ends of the range, where 16-bit pair sums (oneDNN's
+// int8 GEMM without VNNI) would saturate, and deep enough that the s32
+// sum wraps, as the evaluator's does.
+TEST(EigenDotTest, S8ExtremesAndWrapping) {
+  runtime::ThreadPool pool(2);
+  struct Case {
+    int64_t k;
+    int8_t lhs, rhs;
+  };
+  for (const Case& c : {Case{1000, 127, 127}, Case{1000, -128, 127}, Case{1000, -128, -128},
+                        Case{140000, -128, -128}, Case{140000, 127, -128}}) {
+    SCOPED_TRACE(absl::StrCat("k ", c.k, ", ", c.lhs, " x ", c.rhs));
+    auto module = ParseHloModule(DotModule(absl::StrCat("s8[5,", c.k, "]{1,0}"),
+                                           absl::StrCat("s8[", c.k, ",33]{1,0}"), "s32[5,33]{1,0}",
+                                           "lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
+    ASSERT_TRUE(module.ok()) << module.status();
+    auto plan = PlanDot(*(*module)->entry_computation()->root_instruction());
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    const std::vector<int8_t> lhs(5 * c.k, c.lhs), rhs(c.k * 33, c.rhs);
+    std::vector<int32_t> out(5 * 33, 0);
+    std::vector<char> scratch(DotScratchBytes(*plan));
+    ASSERT_TRUE(RunDot(*plan, lhs.data(), rhs.data(), out.data(), &pool, scratch.data()).ok());
+    const int32_t expected =
+        static_cast<int32_t>(static_cast<uint32_t>(int32_t{c.lhs} * c.rhs) * uint32_t(c.k));
+    for (int32_t x : out) ASSERT_EQ(x, expected);
+  }
+}
+
 TEST(EigenDotTest, S32Wraps) {
   auto module = ParseHloModule(MatMul("s32", 1, 1, 2));
   ASSERT_TRUE(module.ok());

@@ -1,4 +1,4 @@
-// OneDnnGemmBlockF32; see onednn_gemm.h.
+// OneDnnGemmBlockF32 and OneDnnGemmBlockS8; see onednn_gemm.h.
 #include "backends/cpu/onednn_gemm.h"
 
 #include "oneapi/dnnl/dnnl.h"
@@ -29,6 +29,30 @@ bool OneDnnGemmBlockF32(const float* a, const float* b, float* c, int64_t k, boo
   const float* b_block = tb ? b + c0 * ldb : b + c0;
   return dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', rows, cols, k, alpha, a_block, lda, b_block,
                     ldb, beta, c + r0 * ldc + c0, ldc) == dnnl_success;
+}
+
+bool OneDnnGemmS8IsExact() {
+  static const bool exact = [] {
+    const unsigned isa = static_cast<unsigned>(dnnl_get_effective_cpu_isa());
+    const unsigned vnni = static_cast<unsigned>(dnnl_cpu_isa_avx512_core_vnni);
+    return (isa & vnni) == vnni;
+  }();
+  return exact;
+}
+
+bool OneDnnGemmBlockS8(const int8_t* a, const int8_t* b, int32_t* c, int64_t k, bool ta, bool tb,
+                       int64_t lda, int64_t ldb, int64_t ldc, int64_t r0, int64_t r1, int64_t c0,
+                       int64_t c1) {
+  const int64_t rows = r1 - r0, cols = c1 - c0;
+  if (rows <= 0 || cols <= 0) return true;
+  const OneOpenMpThread one_thread;
+  const int8_t* a_block = ta ? a + r0 : a + r0 * lda;
+  const int8_t* b_block = tb ? b + c0 * ldb : b + c0;
+  const int32_t no_offset = 0;
+  // alpha 1 and beta 0 keep oneDNN's sums in integers (no float scaling).
+  return dnnl_gemm_s8s8s32(ta ? 'T' : 'N', tb ? 'T' : 'N', 'F', rows, cols, k, 1.0f, a_block, lda,
+                           0, b_block, ldb, 0, 0.0f, c + r0 * ldc + c0, ldc,
+                           &no_offset) == dnnl_success;
 }
 
 }  // namespace cpu

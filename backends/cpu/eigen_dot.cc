@@ -239,36 +239,78 @@ int64_t OffsetOf(const Offsets& o, Operand which) {
   return which == Operand::kA ? o.a : which == Operand::kB ? o.b : o.c;
 }
 
+// Conversions of at least this many elements are split over the pool.
+constexpr int64_t kMinParallelConversion = int64_t{1} << 15;
+
+// fn(b, r) for each row r < rows of each of g.batch matrices of `cols`
+// elements, split over the pool (when given and the matrices are large).
+template <typename Fn>
+void ForEachRow(const Gemm& g, int64_t rows, int64_t cols, runtime::ThreadPool* pool, Fn fn) {
+  const int64_t total = g.batch * rows;
+  if (pool == nullptr || pool->parallelism() == 1 || total * cols < kMinParallelConversion) {
+    for (int64_t i = 0; i < total; ++i) fn(i / rows, i % rows);
+    return;
+  }
+  const int64_t block =
+      std::max<int64_t>(1, std::min(kMinParallelConversion / std::max<int64_t>(cols, 1),
+                                    (total + pool->parallelism() - 1) / pool->parallelism()));
+  pool->ParallelFor(total, block, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) fn(i / rows, i % rows);
+  });
+}
+
+// dst[0:n] = src[0:n] converted; bf16 <-> f32 on the bits, 16 at a time
+// (fixed-count loops the compiler vectorizes; the scalar conversions have
+// branches it does not).
+template <typename From, typename To>
+void ConvertRow(const From* src, To* dst, int64_t n) {
+  int64_t i = 0;
+  if constexpr (std::is_same_v<From, bfloat16> && std::is_same_v<To, float>) {
+    for (; i + 16 <= n; i += 16) {
+      uint32_t bits[16];
+      for (int j = 0; j < 16; ++j) bits[j] = uint32_t{src[i + j].bits} << 16;
+      std::memcpy(dst + i, bits, sizeof(bits));
+    }
+  } else if constexpr (std::is_same_v<From, float> && std::is_same_v<To, bfloat16>) {
+    // bfloat16::FromFloat without its branch: nearest even, NaN kept quiet.
+    for (; i + 16 <= n; i += 16) {
+      uint32_t bits[16];
+      std::memcpy(bits, src + i, sizeof(bits));
+      for (int j = 0; j < 16; ++j) {
+        const uint32_t u = bits[j];
+        const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1)) >> 16;
+        const uint32_t quiet_nan = (u >> 16) | 0x40u;
+        dst[i + j].bits =
+            static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
+      }
+    }
+  }
+  for (; i < n; ++i) dst[i] = static_cast<To>(src[i]);
+}
+
 // Widens g.batch matrices of rows x cols narrow elements (row stride ld,
 // at the batch offsets of `which` in g) into dense ones of type Wide: f32
 // for 16-bit floats; for s8, uint32_t holding the sign-extended value
 // (wrapping arithmetic on it is s32's).
 template <typename Narrow, typename Wide = float>
 void Widen(const void* in, const Gemm& g, Operand which, int64_t rows, int64_t cols, int64_t ld,
-           Wide* out) {
+           Wide* out, runtime::ThreadPool* pool) {
   const Narrow* src = static_cast<const Narrow*>(in);
-  for (int64_t b = 0; b < g.batch; ++b) {
-    const Narrow* matrix = src + OffsetOf(BatchOffsets(g, b), which);
-    for (int64_t r = 0; r < rows; ++r) {
-      const Narrow* row = matrix + r * ld;
-      for (int64_t c = 0; c < cols; ++c) *out++ = static_cast<Wide>(row[c]);
-    }
-  }
+  ForEachRow(g, rows, cols, pool, [&](int64_t b, int64_t r) {
+    ConvertRow(src + OffsetOf(BatchOffsets(g, b), which) + r * ld, out + (b * rows + r) * cols,
+               cols);
+  });
 }
 
 // The inverse of Widen: converts dense f32 m x n matrices into g's strided
 // result of type Out (row stride g.ldc, g's c batch offsets): rounded to a
 // 16-bit float, or an s32 that the f32 holds exactly (an s8 product).
 template <typename Out>
-void Narrow(const float* in, const Gemm& g, void* out) {
+void Narrow(const float* in, const Gemm& g, void* out, runtime::ThreadPool* pool) {
   Out* dst = static_cast<Out*>(out);
-  for (int64_t b = 0; b < g.batch; ++b) {
-    Out* matrix = dst + BatchOffsets(g, b).c;
-    for (int64_t r = 0; r < g.m; ++r) {
-      Out* row = matrix + r * g.ldc;
-      for (int64_t c = 0; c < g.n; ++c) row[c] = Out(*in++);
-    }
-  }
+  ForEachRow(g, g.m, g.n, pool, [&](int64_t b, int64_t r) {
+    ConvertRow(in + (b * g.m + r) * g.n, dst + BatchOffsets(g, b).c + r * g.ldc, g.n);
+  });
 }
 
 // g's operands, widened into dense scratch (as stored: a_rows x a_cols,
@@ -281,15 +323,16 @@ struct Widened {
 };
 
 template <typename Narrow, typename Wide>
-Widened<Wide> WidenOperands(const void* a, const void* b, const Gemm& g, Wide* buffer) {
+Widened<Wide> WidenOperands(const void* a, const void* b, const Gemm& g, Wide* buffer,
+                            runtime::ThreadPool* pool) {
   const int64_t a_rows = g.ta ? g.k : g.m, a_cols = g.ta ? g.m : g.k;
   const int64_t b_rows = g.tb ? g.n : g.k, b_cols = g.tb ? g.k : g.n;
   Widened<Wide> w;
   w.a = buffer;
   w.b = w.a + RoundUp(g.batch * g.m * g.k, 16);
   w.end = w.b + RoundUp(g.batch * g.k * g.n, 16);
-  Widen<Narrow, Wide>(a, g, Operand::kA, a_rows, a_cols, g.lda, w.a);
-  Widen<Narrow, Wide>(b, g, Operand::kB, b_rows, b_cols, g.ldb, w.b);
+  Widen<Narrow, Wide>(a, g, Operand::kA, a_rows, a_cols, g.lda, w.a, pool);
+  Widen<Narrow, Wide>(b, g, Operand::kB, b_rows, b_cols, g.ldb, w.b, pool);
   return w;
 }
 
@@ -590,15 +633,15 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
         // In f32, exactly (see kExactF32S8Depth): the f32 GEMM's speed.
         std::unique_ptr<float[]> owned;
         const Widened<float> w =
-            WidenOperands<int8_t>(a, b, g, ScratchFor<float>(shape, scratch, &owned));
+            WidenOperands<int8_t>(a, b, g, ScratchFor<float>(shape, scratch, &owned), pool);
         BatchedGemm<float>(WithDenseResult(g), w.a, w.b, w.end, pool);
-        Narrow<int32_t>(w.end, g, out);
+        Narrow<int32_t>(w.end, g, out, pool);
         return absl::OkStatus();
       }
       // Deeper: widened to s32 (as uint32_t: wrapping), the result in place.
       std::unique_ptr<uint32_t[]> owned;
       const Widened<uint32_t> w =
-          WidenOperands<int8_t>(a, b, g, ScratchFor<uint32_t>(shape, scratch, &owned));
+          WidenOperands<int8_t>(a, b, g, ScratchFor<uint32_t>(shape, scratch, &owned), pool);
       BatchedGemm<uint32_t>(WithDenseOperands(g), w.a, w.b, static_cast<uint32_t*>(out), pool);
       return absl::OkStatus();
     }
@@ -618,17 +661,17 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
       // with its strides, a 16-bit one into dense scratch and then rounded.
       std::unique_ptr<float[]> owned;
       float* buffer = ScratchFor<float>(shape, scratch, &owned);
-      const Widened<float> w = shape.type == F16 ? WidenOperands<half>(a, b, g, buffer)
-                                                 : WidenOperands<bfloat16>(a, b, g, buffer);
+      const Widened<float> w = shape.type == F16 ? WidenOperands<half>(a, b, g, buffer, pool)
+                                                 : WidenOperands<bfloat16>(a, b, g, buffer, pool);
       if (shape.output_type == F32) {
         BatchedGemm<float>(WithDenseOperands(g), w.a, w.b, static_cast<float*>(out), pool);
         return absl::OkStatus();
       }
       BatchedGemm<float>(WithDenseResult(g), w.a, w.b, w.end, pool);
       if (shape.output_type == F16) {
-        Narrow<half>(w.end, g, out);
+        Narrow<half>(w.end, g, out, pool);
       } else {
-        Narrow<bfloat16>(w.end, g, out);
+        Narrow<bfloat16>(w.end, g, out, pool);
       }
       return absl::OkStatus();
     }

@@ -385,7 +385,7 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
 }
 
-// fft through Eigen (fft_thunk.h): FFT, IFFT, RFFT and IRFFT over 1 to 3
+// fft (fft_thunk.h: Eigen, or LaneFft): FFT, IFFT, RFFT and IRFFT over 1 to 3
 // dimensions, powers of two and other lengths (7, 10, 12: Bluestein), C64
 // and C128, batches split over threads; against the evaluator's DFT in
 // double, to a relative tolerance (DotTolerance).
@@ -410,6 +410,46 @@ ENTRY main {
   fg = c128[4,6] fft(g), fft_type=RFFT, fft_length={10}
   fh = c64[5000,7] fft(h), fft_type=IFFT, fft_length={7}
   ROOT t = (c64[3,16], c64[2,4,8], c64[5,7], f32[3,16], f32[2,6,8], c128[2,3,4,5], c128[4,6], c64[5000,7]) tuple(fa, fb, fc, fd, fe, ff, fg, fh)
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, CpuCompileOptions());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+}
+
+// fft through LaneFft (lane_fft.h), which runs where the lines fill the
+// vector lanes and the lengths factor into 2, 3, 5 and 7: every type, radix
+// 4, 2, 3, 5 and 7 mixed, even and odd IRFFT lengths, 2-D and 3-D
+// transforms (axes other than the last: lines strided by the inner
+// extent), and a partial last group of lines; length 22 (a factor 11)
+// still goes to Eigen.  Against the evaluator's DFT in double.
+TEST(CpuOpsTest, FftOnManyLinesRunsLaneFft) {
+  const std::string text = R"(
+HloModule lane_ffts
+ENTRY main {
+  a = c64[40,16] parameter(0)
+  b = c64[33,12] parameter(1)
+  c = f32[21,30] parameter(2)
+  d = c64[19,16] parameter(3)
+  e = c64[19,8] parameter(4)
+  f = c64[3,10,6] parameter(5)
+  g = f32[4,6,20] parameter(6)
+  h = c128[17,64] parameter(7)
+  i = c128[9,5,7] parameter(8)
+  j = c64[20,22] parameter(9)
+  k = f64[11,49] parameter(10)
+  fa = c64[40,16] fft(a), fft_type=FFT, fft_length={16}
+  fb = c64[33,12] fft(b), fft_type=IFFT, fft_length={12}
+  fc = c64[21,16] fft(c), fft_type=RFFT, fft_length={30}
+  fd = f32[19,30] fft(d), fft_type=IRFFT, fft_length={30}
+  fe = f32[19,15] fft(e), fft_type=IRFFT, fft_length={15}
+  ff = f32[3,10,10] fft(f), fft_type=IRFFT, fft_length={10,10}
+  fg = c64[4,6,11] fft(g), fft_type=RFFT, fft_length={6,20}
+  fh = c128[17,64] fft(h), fft_type=FFT, fft_length={64}
+  fi = c128[9,5,7] fft(i), fft_type=IFFT, fft_length={5,7}
+  fj = c64[20,22] fft(j), fft_type=FFT, fft_length={22}
+  fk = c128[11,25] fft(k), fft_type=RFFT, fft_length={49}
+  ROOT t = (c64[40,16], c64[33,12], c64[21,16], f32[19,30], f32[19,15], f32[3,10,10], c64[4,6,11], c128[17,64], c128[9,5,7], c64[20,22], c128[11,25]) tuple(fa, fb, fc, fd, fe, ff, fg, fh, fi, fj, fk)
 }
 )";
   Counts counts;

@@ -1,6 +1,9 @@
 // Fast Fourier transforms on raw buffers, for the CPU backend's `fft`
-// thunks, through Eigen's tensor FFT (radix 2 for powers of two, Bluestein
-// otherwise: O(n log n) for every length; XLA's CPU runtime used the same).
+// thunks.  Where every transformed length factors into 2, 3, 5 and 7 and
+// there are lines enough to fill the vector lanes, LaneFft (lane_fft.h)
+// transforms one axis at a time, a vector register's worth of lines at
+// once; otherwise Eigen's tensor FFT runs (radix 2 for powers of two,
+// Bluestein otherwise: O(n log n) for every length).
 //
 //   TS_ASSIGN_OR_RETURN(FftPlan plan, PlanFft(*fft));              // compile time
 //   TS_RETURN_IF_ERROR(RunFft(plan, operand, result, pool));
@@ -17,6 +20,7 @@
 #define TESSERA_BACKENDS_CPU_FFT_THUNK_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -33,11 +37,16 @@ class ThreadPool;
 
 namespace cpu {
 
+struct LaneFftPlans;  // fft_thunk.cc
+
 struct FftPlan {
   FftType type = FftType::kFft;
   bool is_f64 = false;           // C128 (F64) rather than C64 (F32)
   int64_t batch = 0;             // transforms (the product of the leading dimensions)
   std::vector<int64_t> lengths;  // fft_length: 1 to 3 transformed dimensions
+  // LaneFft's plans for the lengths (twiddles computed once, at PlanFft);
+  // null where Eigen's FFT runs the transform.
+  std::shared_ptr<const LaneFftPlans> lane_plans;
 };
 
 // The plan of an HLO `fft` whose operand and result are row-major, with

@@ -1,0 +1,139 @@
+// RadixPass; see lane_fft_kernels.h.  Every lane is an independent
+// transform, so a butterfly is the same arithmetic on all of them: one
+// vector of lanes per element, no shuffles.
+#include "backends/cpu/lane_fft_kernels.h"
+
+namespace tessera {
+namespace cpu {
+namespace lane_fft_internal {
+#ifdef TESSERA_LANE_FFT_AVX512
+namespace avx512 {
+#else
+namespace baseline {
+#endif
+namespace {
+
+// The largest radix a stage has (lane_fft.cc factors into 4, 2, 3, 5, 7).
+constexpr int kMaxRadix = 7;
+
+// One element of all lanes: a 64-byte vector (GCC's vector extension; one
+// register with AVX-512, four with SSE2).  Arithmetic with a scalar
+// broadcasts it.
+// (Spelled per type: GCC ignores the attribute on a dependent type.)
+template <typename R>
+struct LanesOf;
+template <>
+struct LanesOf<float> {
+  typedef float type __attribute__((vector_size(64)));
+};
+template <>
+struct LanesOf<double> {
+  typedef double type __attribute__((vector_size(64)));
+};
+template <typename R>
+using Lanes = typename LanesOf<R>::type;
+
+template <typename R>
+Lanes<R> Load(const R* p) {
+  Lanes<R> v;
+  __builtin_memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+template <typename R>
+void Store(R* p, Lanes<R> v) {
+  __builtin_memcpy(p, &v, sizeof(v));
+}
+
+template <typename R>
+void Pass(const RadixStage& stage, const R* twiddle_re, const R* twiddle_im, const R* omega_re,
+          const R* omega_im, bool inverse, const R* x_re, const R* x_im, R* y_re, R* y_im) {
+  using V = Lanes<R>;
+  constexpr int L = kLanes<R>;
+  static_assert(sizeof(V) == L * sizeof(R));
+  const int p = stage.radix;
+  const int64_t m = stage.m, s = stage.s;
+  // Conjugation (the inverse) flips the sign of every imaginary part of
+  // the twiddles and of omega.
+  const R sign = inverse ? R(-1) : R(1);
+  const int64_t in_step = s * m * L;  // from a_r to a_(r+1)
+  const int64_t out_step = s * L;     // from y_t to y_(t+1)
+  for (int64_t j = 0; j < m; ++j) {
+    const R* wr = twiddle_re + j * p;
+    const R* wi = twiddle_im + j * p;
+    for (int64_t q = 0; q < s; ++q) {
+      const int64_t in = (q + s * j) * L;
+      const int64_t out = (q + s * p * j) * L;
+      if (p == 2) {
+        const R w1r = wr[1], w1i = sign * wi[1];
+        const V ar = Load(x_re + in), ai = Load(x_im + in);
+        const V br = Load(x_re + in + in_step), bi = Load(x_im + in + in_step);
+        Store(y_re + out, ar + br);
+        Store(y_im + out, ai + bi);
+        const V dr = ar - br, di = ai - bi;
+        Store(y_re + out + out_step, dr * w1r - di * w1i);
+        Store(y_im + out + out_step, dr * w1i + di * w1r);
+      } else if (p == 4) {
+        const R w1r = wr[1], w1i = sign * wi[1], w2r = wr[2], w2i = sign * wi[2], w3r = wr[3],
+                w3i = sign * wi[3];
+        const V a0r = Load(x_re + in), a0i = Load(x_im + in);
+        const V a1r = Load(x_re + in + in_step), a1i = Load(x_im + in + in_step);
+        const V a2r = Load(x_re + in + 2 * in_step), a2i = Load(x_im + in + 2 * in_step);
+        const V a3r = Load(x_re + in + 3 * in_step), a3i = Load(x_im + in + 3 * in_step);
+        const V t0r = a0r + a2r, t0i = a0i + a2i, t1r = a0r - a2r, t1i = a0i - a2i;
+        const V t2r = a1r + a3r, t2i = a1i + a3i;
+        // (a1 - a3) times omega = -i forward, +i inverse.
+        const V t3r = (a1i - a3i) * sign, t3i = (a3r - a1r) * sign;
+        Store(y_re + out, t0r + t2r);
+        Store(y_im + out, t0i + t2i);
+        const V u1r = t1r + t3r, u1i = t1i + t3i;
+        const V u2r = t0r - t2r, u2i = t0i - t2i;
+        const V u3r = t1r - t3r, u3i = t1i - t3i;
+        Store(y_re + out + out_step, u1r * w1r - u1i * w1i);
+        Store(y_im + out + out_step, u1r * w1i + u1i * w1r);
+        Store(y_re + out + 2 * out_step, u2r * w2r - u2i * w2i);
+        Store(y_im + out + 2 * out_step, u2r * w2i + u2i * w2r);
+        Store(y_re + out + 3 * out_step, u3r * w3r - u3i * w3i);
+        Store(y_im + out + 3 * out_step, u3r * w3i + u3i * w3r);
+      } else {
+        // The p-point DFT directly (p = 3, 5, 7: p^2 products).
+        V ar[kMaxRadix], ai[kMaxRadix];
+        for (int r = 0; r < p; ++r) {
+          ar[r] = Load(x_re + in + r * in_step);
+          ai[r] = Load(x_im + in + r * in_step);
+        }
+        for (int t = 0; t < p; ++t) {
+          V sr = ar[0], si = ai[0];
+          for (int r = 1; r < p; ++r) {
+            const int k = (r * t) % p;
+            const R c = omega_re[k], d = sign * omega_im[k];
+            sr += ar[r] * c - ai[r] * d;
+            si += ar[r] * d + ai[r] * c;
+          }
+          const R twr = wr[t], twi = sign * wi[t];
+          Store(y_re + out + t * out_step, sr * twr - si * twi);
+          Store(y_im + out + t * out_step, sr * twi + si * twr);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void RadixPass(const RadixStage& stage, const float* twiddle_re, const float* twiddle_im,
+               const float* omega_re, const float* omega_im, bool inverse, const float* x_re,
+               const float* x_im, float* y_re, float* y_im) {
+  Pass<float>(stage, twiddle_re, twiddle_im, omega_re, omega_im, inverse, x_re, x_im, y_re, y_im);
+}
+
+void RadixPass(const RadixStage& stage, const double* twiddle_re, const double* twiddle_im,
+               const double* omega_re, const double* omega_im, bool inverse, const double* x_re,
+               const double* x_im, double* y_re, double* y_im) {
+  Pass<double>(stage, twiddle_re, twiddle_im, omega_re, omega_im, inverse, x_re, x_im, y_re, y_im);
+}
+
+}  // namespace avx512 or baseline
+}  // namespace lane_fft_internal
+}  // namespace cpu
+}  // namespace tessera

@@ -1,0 +1,53 @@
+// The butterfly pass of LaneFft (lane_fft.h): one stage of a self-sorting
+// (Stockham) mixed-radix FFT over lane-interleaved split-complex data.
+// Built twice, for the baseline ISA and for AVX-512 (the same source under
+// two namespaces, see the BUILD file); lane_fft.cc picks one by the host.
+// Plain loops only, no standard-library templates: an inline function
+// compiled for AVX-512 here must not be what the linker keeps for the
+// baseline code elsewhere.
+#ifndef TESSERA_BACKENDS_CPU_LANE_FFT_KERNELS_H_
+#define TESSERA_BACKENDS_CPU_LANE_FFT_KERNELS_H_
+
+#include <cstdint>
+
+namespace tessera {
+namespace cpu {
+namespace lane_fft_internal {
+
+// Lanes per element: one 64-byte vector of reals.
+template <typename R>
+constexpr int kLanes = 64 / static_cast<int>(sizeof(R));
+
+// One stage of radix p over the current sub-transform length n = p * m,
+// with stride s (the product of the earlier stages' radices): for j < m and
+// q < s, with a_r = x[q + s (j + r m)] (r < p),
+//   y[q + s (p j + t)] = w^(j t) sum_r a_r omega^(r t)   (t < p),
+// w = e^(-2 pi i / n) and omega = e^(-2 pi i / p) forward, both conjugated
+// when `inverse`.  Element e of lane l is at [e * kLanes + l] in the split
+// real and imaginary arrays.  twiddle_re/im[j * p + t] hold the forward
+// w^(j t); omega_re/im[k] the forward omega^k (k < p).  p is 2 to 7.
+struct RadixStage {
+  int radix;
+  int64_t m, s;
+};
+
+#define TESSERA_LANE_FFT_DECLARE(ns)                                                               \
+  namespace ns {                                                                                   \
+  void RadixPass(const RadixStage& stage, const float* twiddle_re, const float* twiddle_im,        \
+                 const float* omega_re, const float* omega_im, bool inverse, const float* x_re,    \
+                 const float* x_im, float* y_re, float* y_im);                                     \
+  void RadixPass(const RadixStage& stage, const double* twiddle_re, const double* twiddle_im,      \
+                 const double* omega_re, const double* omega_im, bool inverse, const double* x_re, \
+                 const double* x_im, double* y_re, double* y_im);                                  \
+  }
+
+TESSERA_LANE_FFT_DECLARE(baseline)
+TESSERA_LANE_FFT_DECLARE(avx512)
+
+#undef TESSERA_LANE_FFT_DECLARE
+
+}  // namespace lane_fft_internal
+}  // namespace cpu
+}  // namespace tessera
+
+#endif  // TESSERA_BACKENDS_CPU_LANE_FFT_KERNELS_H_

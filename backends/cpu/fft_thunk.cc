@@ -150,10 +150,11 @@ int64_t ScatterTiles(const float* re, const float* im, float scale, bool complex
   for (; k0 + per_tile <= elements; k0 += per_tile) {
     for (int64_t j = 0; j < per_tile; ++j) {
       float* row = tile + (complex ? 2 * j : j) * L;
-      for (int l = 0; l < L; ++l) row[l] = re[(k0 + j) * L + l] * scale;
-      if (complex) {
-        for (int l = 0; l < L; ++l) row[L + l] = im[(k0 + j) * L + l] * scale;
-      }
+      std::memcpy(row, re + (k0 + j) * L, sizeof(float) * L);
+      if (complex) std::memcpy(row + L, im + (k0 + j) * L, sizeof(float) * L);
+    }
+    if (scale != 1.0f) {
+      for (float& x : tile) x *= scale;
     }
     transpose(tile, L, transposed);  // row l: line l's 16 floats
     float* to = lines + (complex ? 2 * k0 : k0);

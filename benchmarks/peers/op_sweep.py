@@ -45,6 +45,13 @@ def indices(high, count):
     return jnp.asarray(RNG.integers(0, high, count).astype(np.int32))
 
 
+def adam_update(p, g, m, v):
+    """One Adam step's moments and parameter: a multi-output elementwise fusion."""
+    m = 0.9 * m + 0.1 * g
+    v = 0.999 * v + 0.001 * g * g
+    return p - 1e-3 * m / (jnp.sqrt(v) + 1e-8), m, v
+
+
 OPS = {
     # JAX gives a transposed result a transposed layout (no data moves);
     # a transpose feeding an op that needs the default layout moves data.
@@ -60,6 +67,8 @@ OPS = {
     "column_sum": (lambda x: jnp.sum(x, 0), [f32(4096, 2048)]),
     "row_argmax": (lambda x: jnp.argmax(x, 1), [f32(4096, 1024)]),
     "column_argmax": (lambda x: jnp.argmax(x, 0), [f32(4096, 1024)]),
+    "adam_update": (adam_update, [f32(4096, 1024), f32(4096, 1024), f32(4096, 1024),
+                                  f32(4096, 1024) ** 2]),
     "gelu_erf": (lambda x: jax.nn.gelu(x, approximate=False), [f32(4096, 1024)]),
     "erf": (lax.erf, [f32(4096, 1024)]),
     "random_normal": (lambda k: jax.random.normal(jax.random.wrap_key_data(k), (4096, 1024)),

@@ -58,7 +58,22 @@ constexpr int64_t kMinParallelMacs = int64_t{64} * 64 * 64;
 // Output panels handed to threads are multiples of this many rows/columns.
 constexpr int64_t kPanelGranule = 16;
 
+// Integers of 8 to 32 bits (dot operands, and results of an integer dot).
+bool IsNarrowInteger(PrimitiveType type) {
+  return type == S8 || type == U8 || type == S16 || type == U16 || type == S32 || type == U32;
+}
+
+// The integer dots IntegerDot runs: any such operands into any such
+// integer, or into f32 or f64 (the operands converted first, as the
+// evaluator does).  s32 -> s32 and s8 -> s32 have paths of their own.
+bool IsIntegerDotPair(PrimitiveType type, PrimitiveType output_type) {
+  return IsNarrowInteger(type) &&
+         (IsNarrowInteger(output_type) || output_type == F32 || output_type == F64) &&
+         !(type == S32 && output_type == S32) && !(type == S8 && output_type == S32);
+}
+
 bool IsSupportedPair(PrimitiveType type, PrimitiveType output_type) {
+  if (IsIntegerDotPair(type, output_type)) return true;
   if (type == output_type) {
     return type == F32 || type == F64 || type == S32 || type == F16 || type == BF16 ||
            type == C64 || type == C128;
@@ -285,7 +300,13 @@ void ConvertRow(const From* src, To* dst, int64_t n) {
       }
     }
   }
-  for (; i < n; ++i) dst[i] = static_cast<To>(src[i]);
+  if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    // An exact integer sum (an integer product's, in f64) wraps into To
+    // through int64 (a direct conversion out of To's range is undefined).
+    for (; i < n; ++i) dst[i] = static_cast<To>(static_cast<int64_t>(src[i]));
+  } else {
+    for (; i < n; ++i) dst[i] = static_cast<To>(src[i]);
+  }
 }
 
 // Widens g.batch matrices of rows x cols narrow elements (row stride ld,
@@ -302,11 +323,12 @@ void Widen(const void* in, const Gemm& g, Operand which, int64_t rows, int64_t c
   });
 }
 
-// The inverse of Widen: converts dense f32 m x n matrices into g's strided
-// result of type Out (row stride g.ldc, g's c batch offsets): rounded to a
-// 16-bit float, or an s32 that the f32 holds exactly (an s8 product).
-template <typename Out>
-void Narrow(const float* in, const Gemm& g, void* out, runtime::ThreadPool* pool) {
+// The inverse of Widen: converts dense m x n matrices of Wide into g's
+// strided result of type Out (row stride g.ldc, g's c batch offsets):
+// rounded to a 16-bit float, or an integer that the f32 or f64 holds
+// exactly (an integer product's sum), or a u32 sum truncated.
+template <typename Out, typename Wide = float>
+void Narrow(const Wide* in, const Gemm& g, void* out, runtime::ThreadPool* pool) {
   Out* dst = static_cast<Out*>(out);
   ForEachRow(g, g.m, g.n, pool, [&](int64_t b, int64_t r) {
     ConvertRow(in + (b * g.m + r) * g.n, dst + BatchOffsets(g, b).c + r * g.ldc, g.n);
@@ -363,6 +385,19 @@ Gemm WithDenseOperands(const Gemm& g) {
   for (int d = g.nd - 1; d >= 0; --d) {
     dense.a_strides[d] = inner * g.m * g.k;
     dense.b_strides[d] = inner * g.k * g.n;
+    inner *= g.sizes[d];
+  }
+  return dense;
+}
+
+// g reading its operands as they are, into a dense result (m x n
+// matrices one after another).
+Gemm WithDenseResultOnly(const Gemm& g) {
+  Gemm dense = g;
+  dense.ldc = g.n;
+  int64_t inner = 1;
+  for (int d = g.nd - 1; d >= 0; --d) {
+    dense.c_strides[d] = inner * g.m * g.n;
     inner *= g.sizes[d];
   }
   return dense;
@@ -487,6 +522,12 @@ int64_t DotScratchBytes(const DotShape& shape) {
                           4 * RoundUp(shape.batch * shape.m * shape.n, 16);
     return reals * (shape.type == C128 ? 8 : 4);
   }
+  if (IsIntegerDotPair(shape.type, shape.output_type)) {
+    // Both operands and a dense result, in 8-byte elements at most (f64).
+    return 8 * (RoundUp(shape.batch * shape.m * shape.k, 16) +
+                RoundUp(shape.batch * shape.k * shape.n, 16) +
+                RoundUp(shape.batch * shape.m * shape.n, 16));
+  }
   if (shape.type != F16 && shape.type != BF16 && shape.type != S8) return 0;
   // 4-byte elements: the widened operands (f32, or s32 for a deep s8
   // product), and an f32 product to round into a 16-bit result or to
@@ -508,6 +549,101 @@ Wide* ScratchFor(const DotShape& shape, void* scratch, std::unique_ptr<Wide[]>* 
   if (scratch != nullptr) return static_cast<Wide*>(scratch);
   owned->reset(new Wide[DotScratchBytes(shape) / sizeof(Wide)]);
   return owned->get();
+}
+
+// f(T{}) for the C++ type of integer type `type` (IsNarrowInteger).
+template <typename F>
+void WithIntegerType(PrimitiveType type, F&& f) {
+  switch (type) {
+    case S8:
+      return f(int8_t{});
+    case U8:
+      return f(uint8_t{});
+    case S16:
+      return f(int16_t{});
+    case U16:
+      return f(uint16_t{});
+    case S32:
+      return f(int32_t{});
+    default:
+      return f(uint32_t{});
+  }
+}
+
+// A dot that IsIntegerDotPair accepts, exactly as the evaluator computes
+// it: into a float, the operands converted to it and a float GEMM; into an
+// integer, the sums modulo 2^32 (which the result's wrap-around keeps): in
+// f64, exact, for 8- and 16-bit operands whose products' sum stays below
+// 2^53 (f64's GEMM is many times faster than the u32 one), otherwise as
+// u32s (sign- or zero-extended), wrapping.
+void IntegerDot(const DotShape& shape, const Gemm& g, const void* a, const void* b, void* out,
+                runtime::ThreadPool* pool, void* scratch) {
+  const PrimitiveType type = shape.type, output = shape.output_type;
+  if (output == F32 || output == F64) {
+    WithIntegerType(type, [&](auto in) {
+      using In = decltype(in);
+      if (output == F32) {
+        std::unique_ptr<float[]> owned;
+        const Widened<float> w =
+            WidenOperands<In>(a, b, g, ScratchFor<float>(shape, scratch, &owned), pool);
+        BatchedGemm<float>(WithDenseOperands(g), w.a, w.b, static_cast<float*>(out), pool);
+      } else {
+        std::unique_ptr<double[]> owned;
+        const Widened<double> w =
+            WidenOperands<In>(a, b, g, ScratchFor<double>(shape, scratch, &owned), pool);
+        BatchedGemm<double>(WithDenseOperands(g), w.a, w.b, static_cast<double*>(out), pool);
+      }
+    });
+    return;
+  }
+  const int width = BitWidth(type);
+  // |product| <= 2^(2 width); k of them sum exactly in f32 below 2^24, in
+  // f64 below 2^53.
+  const bool exact_in_f32 = width == 8 && shape.k < (int64_t{1} << (24 - 2 * width));
+  const bool exact_in_f64 = width <= 16 && shape.k < (int64_t{1} << (53 - 2 * width));
+  const bool vnni = type == S8 && OneDnnGemmS8IsExact() &&
+                    !eigen_dot_internal::use_reference_kernels.load(std::memory_order_relaxed);
+  WithIntegerType(type, [&](auto in) {
+    using In = decltype(in);
+    WithIntegerType(output, [&](auto result) {
+      using Out = decltype(result);
+      if constexpr (std::is_same_v<In, int8_t>) {
+        if (vnni) {  // s8 -> s32 on oneDNN (see RunDot's S8 case), then narrowed
+          std::unique_ptr<int32_t[]> owned;
+          int32_t* sums = ScratchFor<int32_t>(shape, scratch, &owned);
+          BatchedGemm<int8_t, int32_t>(WithDenseResultOnly(g), static_cast<const int8_t*>(a),
+                                       static_cast<const int8_t*>(b), sums, pool);
+          Narrow<Out, int32_t>(sums, g, out, pool);
+          return;
+        }
+      }
+      if (exact_in_f32) {
+        std::unique_ptr<float[]> owned;
+        const Widened<float> w =
+            WidenOperands<In>(a, b, g, ScratchFor<float>(shape, scratch, &owned), pool);
+        BatchedGemm<float>(WithDenseResult(g), w.a, w.b, w.end, pool);
+        Narrow<Out, float>(w.end, g, out, pool);
+        return;
+      }
+      if (exact_in_f64) {
+        std::unique_ptr<double[]> owned;
+        const Widened<double> w =
+            WidenOperands<In>(a, b, g, ScratchFor<double>(shape, scratch, &owned), pool);
+        BatchedGemm<double>(WithDenseResult(g), w.a, w.b, w.end, pool);
+        Narrow<Out, double>(w.end, g, out, pool);
+        return;
+      }
+      std::unique_ptr<uint32_t[]> owned;
+      const Widened<uint32_t> w =
+          WidenOperands<In>(a, b, g, ScratchFor<uint32_t>(shape, scratch, &owned), pool);
+      if constexpr (sizeof(Out) == 4) {
+        BatchedGemm<uint32_t>(WithDenseOperands(g), w.a, w.b, static_cast<uint32_t*>(out), pool);
+      } else {
+        BatchedGemm<uint32_t>(WithDenseResult(g), w.a, w.b, w.end, pool);
+        Narrow<Out, uint32_t>(w.end, g, out, pool);
+      }
+    });
+  });
 }
 
 // A complex product as four real GEMMs over the split parts:
@@ -562,7 +698,9 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
     if (status.ok() && epilogue != nullptr) (*epilogue)(0, shape.m);
     return status;
   }
-  if (epilogue != nullptr && shape.type != F32 && shape.type != F64 && shape.type != S32) {
+  const bool has_panel_epilogues = shape.type == shape.output_type &&
+                                   (shape.type == F32 || shape.type == F64 || shape.type == S32);
+  if (epilogue != nullptr && !has_panel_epilogues) {
     absl::Status status = RunDot(shape, lhs, rhs, out, pool, scratch);
     if (status.ok() && epilogue != nullptr) (*epilogue)(0, shape.m);
     return status;
@@ -605,6 +743,10 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
     g.tb = !g.tb;
     std::swap(g.lda, g.ldb);
     std::swap(g.a_strides, g.b_strides);
+  }
+  if (IsIntegerDotPair(shape.type, shape.output_type)) {
+    IntegerDot(shape, g, a, b, out, pool, scratch);
+    return absl::OkStatus();
   }
   switch (shape.type) {
     case F32:

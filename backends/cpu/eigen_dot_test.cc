@@ -113,10 +113,12 @@ struct Tolerance {
 
 Tolerance ToleranceFor(const DotShape& shape) {
   Tolerance tol;
-  switch (shape.type) {
-    case F64: tol.sum = 1e-13; break;
-    case S32: break;
-    default: tol.sum = 1e-5; break;
+  // Integer operands sum in their result's type (exactly into integers).
+  const PrimitiveType sums = IsIntegralType(shape.type) ? shape.output_type : shape.type;
+  if (sums == F64) {
+    tol.sum = 1e-13;
+  } else if (!IsIntegralType(sums)) {
+    tol.sum = 1e-5;
   }
   if (shape.output_type == F16) tol.result = std::ldexp(1.0, -10);
   if (shape.output_type == BF16) tol.result = std::ldexp(1.0, -7);
@@ -125,7 +127,10 @@ Tolerance ToleranceFor(const DotShape& shape) {
 
 // Parses `text`, plans its root dot, runs it on random inputs on `pool`
 // and checks the result against the evaluator.
-void CheckDot(const std::string& text, runtime::ThreadPool* pool, uint64_t seed = 1) {
+// full_range: integer operands take every bit pattern (MakeRandomLiteral's
+// are small, -8 to 8), so that sign extension, and sums past 2^32, count.
+void CheckDot(const std::string& text, runtime::ThreadPool* pool, uint64_t seed = 1,
+              bool full_range = false) {
   SCOPED_TRACE(text);
   auto module = ParseHloModule(text);
   ASSERT_TRUE(module.ok()) << module.status();
@@ -142,6 +147,10 @@ void CheckDot(const std::string& text, runtime::ThreadPool* pool, uint64_t seed 
     shape.SetDefaultLayoutRecursively();
     auto literal = MakeRandomLiteral(shape, rng);
     ASSERT_TRUE(literal.ok()) << literal.status();
+    if (full_range && IsIntegralType(shape.element_type())) {
+      auto* bytes = static_cast<uint8_t*>(literal->untyped_data());
+      for (int64_t b = 0; b < literal->size_bytes(); ++b) bytes[b] = static_cast<uint8_t>(rng());
+    }
     args.push_back(std::move(*literal));
   }
   auto expected = EvaluateModule(**module, args);
@@ -160,7 +169,7 @@ void CheckDot(const std::string& text, runtime::ThreadPool* pool, uint64_t seed 
   const Tolerance tol = ToleranceFor(*plan);
   int failures = 0;
   for (int64_t i = 0; i < got.element_count() && failures < 5; ++i) {
-    if (plan->output_type == S32) {
+    if (IsIntegralType(plan->output_type)) {
       if (got.GetAsInt64(i) != expected->GetAsInt64(i)) {
         ++failures;
         ADD_FAILURE() << "element " << i << ": got " << got.GetAsInt64(i) << ", evaluator "
@@ -346,6 +355,50 @@ TEST(EigenDotTest, S8ExtremesAndWrapping) {
   }
 }
 
+// Integer dots of every other width and signedness (IntegerDot): exact
+// f64 sums of 8- and 16-bit products, wrapping u32 sums of 32-bit ones,
+// results narrower than the operands (JAX's int8 @ int8 is int8), and
+// float results of converted operands; compared exactly where integral.
+TEST(EigenDotTest, IntegerDots) {
+  runtime::ThreadPool pool(2);
+  const std::string contracting = "lhs_contracting_dims={1}, rhs_contracting_dims={0}";
+  for (const auto& [in, out] : std::vector<std::pair<std::string, std::string>>{{"s8", "s8"},
+                                                                                {"u8", "u8"},
+                                                                                {"u8", "s32"},
+                                                                                {"u8", "u32"},
+                                                                                {"s16", "s16"},
+                                                                                {"u16", "u32"},
+                                                                                {"s16", "s32"},
+                                                                                {"u32", "u32"},
+                                                                                {"s32", "s8"},
+                                                                                {"u32", "s16"},
+                                                                                {"s8", "f32"},
+                                                                                {"u8", "f64"},
+                                                                                {"s32", "f32"},
+                                                                                {"s16", "f64"},
+                                                                                {"s8", "u16"}}) {
+    CheckDot(DotModule(absl::StrCat(in, "[37,300]{1,0}"), absl::StrCat(in, "[300,41]{1,0}"),
+                       absl::StrCat(out, "[37,41]{1,0}"), contracting),
+             &pool, /*seed=*/1, /*full_range=*/true);
+  }
+  // Shallow enough for exact f32 sums of 8-bit products (k < 256).
+  CheckDot(DotModule("u8[37,200]{1,0}", "u8[200,41]{1,0}", "u16[37,41]{1,0}", contracting), &pool,
+           /*seed=*/2, /*full_range=*/true);
+  // Batched, a transposed operand, a column-major result.
+  CheckDot(DotModule("s8[3,129,67]{2,1,0}", "s8[3,71,129]{2,1,0}", "s8[3,67,71]{1,2,0}",
+                     "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={1}, "
+                     "rhs_contracting_dims={2}"),
+           &pool, /*seed=*/3, /*full_range=*/true);
+  CheckDot(DotModule("u8[3,129,67]{2,1,0}", "u8[3,71,129]{2,1,0}", "s32[3,67,71]{1,2,0}",
+                     "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={1}, "
+                     "rhs_contracting_dims={2}"),
+           &pool);
+  CheckDot(DotModule("s16[3,129,67]{2,1,0}", "s16[3,71,129]{2,1,0}", "s16[3,67,71]{1,2,0}",
+                     "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={1}, "
+                     "rhs_contracting_dims={2}"),
+           &pool);
+}
+
 TEST(EigenDotTest, S32Wraps) {
   auto module = ParseHloModule(MatMul("s32", 1, 1, 2));
   ASSERT_TRUE(module.ok());
@@ -386,6 +439,10 @@ TEST(EigenDotTest, ScratchBuffer) {
   EXPECT_EQ(DotScratchBytes(shape), (2 * 16 + 2 * 16 + 4 * 16) * 4);
   shape.type = S16;
   shape.output_type = S16;
+  // Integer dots: both operands and the result, in f64 elements.
+  EXPECT_EQ(DotScratchBytes(shape), (16 + 16 + 16) * 8);
+  shape.type = S64;
+  shape.output_type = S64;
   EXPECT_EQ(RunDot(shape, nullptr, nullptr, nullptr, nullptr).code(),
             absl::StatusCode::kUnimplemented);
 }
@@ -883,8 +940,10 @@ TEST(EigenDotTest, PlanDotRejections) {
   ExpectRejected(DotModule("f32[4,5]{1,0}", "f16[5,3]{1,0}", "f32[4,3]{1,0}",
                            "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
                  "mixed operand types");
-  ExpectRejected(MatMul("u8", 4, 3, 5), "u8 operands into u8");
-  ExpectRejected(MatMul("s8", 4, 3, 5), "s8 operands into s8");
+  ExpectRejected(MatMul("s64", 4, 3, 5), "s64 operands into s64");
+  ExpectRejected(DotModule("s8[4,5]{1,0}", "s8[5,3]{1,0}", "s64[4,3]{1,0}",
+                           "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+                 "s8 operands into s64");
   // Not a dot.
   EXPECT_EQ(PlanStatus("HloModule m\n\nENTRY e {\n  a = f32[2] parameter(0)\n  ROOT b = "
                        "f32[2] add(a, a)\n}\n")

@@ -103,6 +103,12 @@ OPS = {
     "int8_matmul": (lambda a, b: lax.dot(a.astype(jnp.int8), b.astype(jnp.int8),
                                          preferred_element_type=jnp.int32),
                     [f32(512, 512) * 200 - 100, f32(512, 512) * 200 - 100]),
+    # int8 @ int8 in JAX's default promotion: an s8 result (the sums wrap).
+    "int8_matmul_s8_out": (lambda a, b: a.astype(jnp.int8) @ b.astype(jnp.int8),
+                           [f32(512, 512) * 200 - 100, f32(512, 512) * 200 - 100]),
+    "uint8_matmul": (lambda a, b: lax.dot(a.astype(jnp.uint8), b.astype(jnp.uint8),
+                                          preferred_element_type=jnp.int32),
+                     [f32(512, 512) * 255, f32(512, 512) * 255]),
     # Linear algebra: JAX lowers these to LAPACK custom calls on the CPU.
     "cholesky_1024": (jnp.linalg.cholesky, [spd(1024)]),
     "solve_512": (jnp.linalg.solve, [well_conditioned(512, 512), f32(512, 64)]),

@@ -66,7 +66,13 @@ bool IsNarrowInteger(PrimitiveType type) {
 // The integer dots IntegerDot runs: any such operands into any such
 // integer, or into f32 or f64 (the operands converted first, as the
 // evaluator does).  s32 -> s32 and s8 -> s32 have paths of their own.
+// pred operands are 0 or 1; a pred result (of pred operands only) is
+// whether the count of true products is nonzero: XLA's OR of ANDs.
 bool IsIntegerDotPair(PrimitiveType type, PrimitiveType output_type) {
+  if (type == PRED) {
+    return output_type == PRED || IsNarrowInteger(output_type) || output_type == F32 ||
+           output_type == F64;
+  }
   return IsNarrowInteger(type) &&
          (IsNarrowInteger(output_type) || output_type == F32 || output_type == F64) &&
          !(type == S32 && output_type == S32) && !(type == S8 && output_type == S32);
@@ -551,7 +557,8 @@ Wide* ScratchFor(const DotShape& shape, void* scratch, std::unique_ptr<Wide[]>* 
   return owned->get();
 }
 
-// f(T{}) for the C++ type of integer type `type` (IsNarrowInteger).
+// f(T{}) for the C++ type of integer type `type` (IsNarrowInteger, or
+// pred).
 template <typename F>
 void WithIntegerType(PrimitiveType type, F&& f) {
   switch (type) {
@@ -565,6 +572,8 @@ void WithIntegerType(PrimitiveType type, F&& f) {
       return f(uint16_t{});
     case S32:
       return f(int32_t{});
+    case PRED:
+      return f(bool{});
     default:
       return f(uint32_t{});
   }
@@ -596,10 +605,10 @@ void IntegerDot(const DotShape& shape, const Gemm& g, const void* a, const void*
     });
     return;
   }
-  const int width = BitWidth(type);
   // |product| <= 2^(2 width); k of them sum exactly in f32 below 2^24, in
-  // f64 below 2^53.
-  const bool exact_in_f32 = width == 8 && shape.k < (int64_t{1} << (24 - 2 * width));
+  // f64 below 2^53 (pred products are 0 or 1).
+  const int width = type == PRED ? 0 : BitWidth(type);
+  const bool exact_in_f32 = width <= 8 && shape.k < (int64_t{1} << (24 - 2 * width));
   const bool exact_in_f64 = width <= 16 && shape.k < (int64_t{1} << (53 - 2 * width));
   const bool vnni = type == S8 && OneDnnGemmS8IsExact() &&
                     !eigen_dot_internal::use_reference_kernels.load(std::memory_order_relaxed);

@@ -114,10 +114,11 @@ struct Tolerance {
 Tolerance ToleranceFor(const DotShape& shape) {
   Tolerance tol;
   // Integer operands sum in their result's type (exactly into integers).
-  const PrimitiveType sums = IsIntegralType(shape.type) ? shape.output_type : shape.type;
+  const bool integral_operands = IsIntegralType(shape.type) || shape.type == PRED;
+  const PrimitiveType sums = integral_operands ? shape.output_type : shape.type;
   if (sums == F64) {
     tol.sum = 1e-13;
-  } else if (!IsIntegralType(sums)) {
+  } else if (!IsIntegralType(sums) && sums != PRED) {
     tol.sum = 1e-5;
   }
   if (shape.output_type == F16) tol.result = std::ldexp(1.0, -10);
@@ -169,7 +170,7 @@ void CheckDot(const std::string& text, runtime::ThreadPool* pool, uint64_t seed 
   const Tolerance tol = ToleranceFor(*plan);
   int failures = 0;
   for (int64_t i = 0; i < got.element_count() && failures < 5; ++i) {
-    if (IsIntegralType(plan->output_type)) {
+    if (IsIntegralType(plan->output_type) || plan->output_type == PRED) {
       if (got.GetAsInt64(i) != expected->GetAsInt64(i)) {
         ++failures;
         ADD_FAILURE() << "element " << i << ": got " << got.GetAsInt64(i) << ", evaluator "
@@ -362,21 +363,12 @@ TEST(EigenDotTest, S8ExtremesAndWrapping) {
 TEST(EigenDotTest, IntegerDots) {
   runtime::ThreadPool pool(2);
   const std::string contracting = "lhs_contracting_dims={1}, rhs_contracting_dims={0}";
-  for (const auto& [in, out] : std::vector<std::pair<std::string, std::string>>{{"s8", "s8"},
-                                                                                {"u8", "u8"},
-                                                                                {"u8", "s32"},
-                                                                                {"u8", "u32"},
-                                                                                {"s16", "s16"},
-                                                                                {"u16", "u32"},
-                                                                                {"s16", "s32"},
-                                                                                {"u32", "u32"},
-                                                                                {"s32", "s8"},
-                                                                                {"u32", "s16"},
-                                                                                {"s8", "f32"},
-                                                                                {"u8", "f64"},
-                                                                                {"s32", "f32"},
-                                                                                {"s16", "f64"},
-                                                                                {"s8", "u16"}}) {
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"s8", "s8"},     {"u8", "u8"},    {"u8", "s32"},  {"u8", "u32"},  {"s16", "s16"},
+      {"u16", "u32"},   {"s16", "s32"},  {"u32", "u32"}, {"s32", "s8"},  {"u32", "s16"},
+      {"s8", "f32"},    {"u8", "f64"},   {"s32", "f32"}, {"s16", "f64"}, {"s8", "u16"},
+      {"pred", "pred"}, {"pred", "s32"}, {"pred", "f32"}};
+  for (const auto& [in, out] : pairs) {
     CheckDot(DotModule(absl::StrCat(in, "[37,300]{1,0}"), absl::StrCat(in, "[300,41]{1,0}"),
                        absl::StrCat(out, "[37,41]{1,0}"), contracting),
              &pool, /*seed=*/1, /*full_range=*/true);

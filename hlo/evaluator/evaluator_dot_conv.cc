@@ -14,7 +14,9 @@ namespace tessera {
 namespace evaluator_internal {
 namespace {
 
-// The operands converted to the result's element type.
+// The operands converted to the result's element type.  A pred result
+// is a dot's only (an OR of ANDs, as XLA computes it); a convolution's is
+// refused.
 absl::StatusOr<std::pair<Literal, Literal>> ConvertOperands(const HloInstruction& hlo,
                                                             Operands operands) {
   TS_RETURN_IF_ERROR(ExpectOperandCount(hlo, operands, 2));
@@ -22,16 +24,21 @@ absl::StatusOr<std::pair<Literal, Literal>> ConvertOperands(const HloInstruction
   TS_RETURN_IF_ERROR(ExpectArray(*operands[0], "lhs"));
   TS_RETURN_IF_ERROR(ExpectArray(*operands[1], "rhs"));
   const PrimitiveType type = hlo.shape().element_type();
-  if (type == PRED) return InvalidArgument("pred results are not supported");
+  if (type == PRED && hlo.opcode() != HloOpcode::kDot) {
+    return InvalidArgument("pred results are not supported");
+  }
   TS_ASSIGN_OR_RETURN(Literal lhs, operands[0]->Convert(type));
   TS_ASSIGN_OR_RETURN(Literal rhs, operands[1]->Convert(type));
   return std::make_pair(std::move(lhs), std::move(rhs));
 }
 
-// acc += a * b in the accumulation type of T (integers wrap).
+// acc += a * b in the accumulation type of T (integers wrap; pred: acc |=
+// a & b).
 template <typename T>
 void MultiplyAdd(ComputeType<T>& acc, T a, T b) {
-  if constexpr (kIsInteger<T>) {
+  if constexpr (std::is_same_v<T, bool>) {
+    acc = acc || (a && b);
+  } else if constexpr (kIsInteger<T>) {
     acc = static_cast<T>(static_cast<uint64_t>(acc) +
                          static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
   } else {
@@ -111,7 +118,7 @@ absl::StatusOr<Literal> Dot(const HloInstruction& hlo, Operands operands) {
   }).IgnoreError();
   const size_t batch = dnums.lhs_batch_dimensions.size();
   DispatchElementType(hlo.shape().element_type(), [&]<typename T>() {
-    if constexpr (!std::is_void_v<T> && !std::is_same_v<T, bool>) {
+    if constexpr (!std::is_void_v<T>) {
       auto a = lhs.data<T>();
       auto b = rhs.data<T>();
       auto dst = out.data<T>();

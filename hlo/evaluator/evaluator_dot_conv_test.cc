@@ -71,6 +71,20 @@ TEST(EvaluatorDotTest, MixedAndNarrowTypes) {
               L("c64[]", "(2, 6)"));
 }
 
+// A pred dot ORs the ANDs (XLA's and JAX's bool matmul): two true
+// products give true, not their sum's low bit; bool operands into s32 count.
+TEST(EvaluatorDotTest, PredIsOrOfAnds) {
+  EXPECT_EVAL(
+      EvaluateRoot("pred[2,2] dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+                   {L("pred[2,2]", "{ { true, true }, { true, false } }"),
+                    L("pred[2,2]", "{ { true, false }, { true, false } }")}),
+      L("pred[2,2]", "{ { true, false }, { true, false } }"));
+  EXPECT_EVAL(
+      EvaluateRoot("s32[] dot(p0, p1), lhs_contracting_dims={0}, rhs_contracting_dims={0}",
+                   {L("pred[3]", "{true, true, false}"), L("pred[3]", "{true, true, true}")}),
+      L("s32[]", "2"));
+}
+
 constexpr absl::string_view kX = "{ { {1, 2}, {3, 4}, {5, 6}, {7, 8}, {9, 10} }, "
                                  "{ {11, 12}, {13, 14}, {15, 16}, {17, 18}, {19, 20} } }";
 constexpr absl::string_view kK = "{ { {1, 0, 2}, {0, 1, -1} }, { {2, 1, 0}, {1, -1, 1} }, "

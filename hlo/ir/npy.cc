@@ -37,11 +37,23 @@ struct NpyDtype {
 };
 
 constexpr NpyDtype kDtypes[] = {
-    {PRED, 'b', 1, "bool"},     {S8, 'i', 1, "int8"},          {S16, 'i', 2, "int16"},
-    {S32, 'i', 4, "int32"},     {S64, 'i', 8, "int64"},        {U8, 'u', 1, "uint8"},
-    {U16, 'u', 2, "uint16"},    {U32, 'u', 4, "uint32"},       {U64, 'u', 8, "uint64"},
-    {F16, 'f', 2, "float16"},   {F32, 'f', 4, "float32"},      {F64, 'f', 8, "float64"},
-    {C64, 'c', 8, "complex64"}, {C128, 'c', 16, "complex128"},
+    {PRED, 'b', 1, "bool"},
+    {S8, 'i', 1, "int8"},
+    {S16, 'i', 2, "int16"},
+    {S32, 'i', 4, "int32"},
+    {S64, 'i', 8, "int64"},
+    {U8, 'u', 1, "uint8"},
+    {U16, 'u', 2, "uint16"},
+    {U32, 'u', 4, "uint32"},
+    {U64, 'u', 8, "uint64"},
+    {F16, 'f', 2, "float16"},
+    {F32, 'f', 4, "float32"},
+    {F64, 'f', 8, "float64"},
+    {C64, 'c', 8, "complex64"},
+    {C128, 'c', 16, "complex128"},
+    // numpy has no bfloat16: ml_dtypes' (JAX's) saves its bits as two-byte
+    // raw values, '<V2', which are read as bf16.  Written as float32.
+    {BF16, 'V', 2, "bfloat16"},
 };
 
 const NpyDtype* FindDtype(PrimitiveType type) {
@@ -217,7 +229,8 @@ absl::StatusOr<ParsedDescr> ParseDescr(absl::string_view descr, absl::string_vie
     return NpyError(source, absl::StrCat("unsupported dtype '", absl::CHexEscape(descr), "'",
                                          object ? " (an object array, which numpy pickles)" : "",
                                          "; supported: bool, int8..int64, uint8..uint64, "
-                                         "float16, float32, float64, complex64, complex128"));
+                                         "float16, float32, float64, complex64, complex128, and "
+                                         "ml_dtypes' bfloat16 ('V2')"));
   }
   constexpr bool kHostLittle = std::endian::native == std::endian::little;
   const bool swap =

@@ -6,7 +6,9 @@
 // Fortran order (Fortran data is transposed into the literal's row-major
 // order); 0-d arrays.  Writes version 1.0, little-endian, C order, with the
 // header padded exactly as numpy pads it.  numpy has no bfloat16, so a BF16
-// literal is written as float32 (exactly) and read back with ReadNpyFileAs.
+// literal is written as float32 (exactly) and read back with ReadNpyFileAs;
+// ml_dtypes' bfloat16 arrays (what JAX's np.save writes: raw two-byte
+// values, dtype 'V2') are read as BF16.
 //
 // Every malformed input is an InvalidArgumentError that names the file (or
 // "npy data" for ParseNpy) and what is wrong with it.

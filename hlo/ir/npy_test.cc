@@ -181,6 +181,18 @@ TEST(NpyRoundTripTest, Bfloat16GoesThroughFloat32Exactly) {
   EXPECT_EQ(ReadNpyFileAs(path, F32).value(), as_f32);  // same type: no conversion
 }
 
+// ml_dtypes' bfloat16 (JAX's), which np.save writes as raw 2-byte values.
+TEST(NpyReadTest, MlDtypesBfloat16IsReadAsBf16) {
+  absl::StatusOr<Literal> literal =
+      ParseNpy(Npy("{'descr': '<V2', 'fortran_order': False, 'shape': (3,), }",
+                   Bytes<uint16_t>({0x3f80, 0xc040, 0x7f80})));  // 1, -3, inf
+  ASSERT_TRUE(literal.ok()) << literal.status();
+  EXPECT_EQ(literal->shape().element_type(), BF16);
+  EXPECT_EQ(literal->GetAsDouble(0), 1.0);
+  EXPECT_EQ(literal->GetAsDouble(1), -3.0);
+  EXPECT_EQ(literal->GetAsDouble(2), INFINITY);
+}
+
 TEST(NpyRoundTripTest, EmptyArrays) {
   for (std::vector<int64_t> dims : {std::vector<int64_t>{0}, std::vector<int64_t>{2, 0}}) {
     Literal empty(Shape::MakeArray(F32, dims));
@@ -443,7 +455,7 @@ TEST(NpyFileTest, ReadAsMismatchedTypeNamesBothDtypes) {
   const std::string ints = TempPath("s32.npy");
   ASSERT_TRUE(WriteNpyFile(Literal::CreateR1<int32_t>({1}), ints).ok());
   EXPECT_THAT(ReadNpyFileAs(ints, BF16).status().message(),
-              HasSubstr("int32 ('<i4') but bf16 was requested"));
+              HasSubstr("int32 ('<i4') but bf16 (bfloat16) was requested"));
   // f64 data that is exactly bf16 is accepted too.
   EXPECT_EQ(ReadNpyFileAs(path, BF16).value(),
             Literal::CreateR1<bfloat16>({bfloat16(1.0f), bfloat16(2.0f)}));

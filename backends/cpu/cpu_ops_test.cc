@@ -457,6 +457,41 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
 }
 
+// A cumulative sum (a reduce-window) whose result, through elementwise
+// ops, indexes a gather of one-element slices, fused into one loop kernel
+// (jnp.unique with a size: positions from a cumsum, then a gather).
+TEST(CpuOpsTest, ReduceWindowIndexesAGather) {
+  const std::string text = R"(
+HloModule cumsum_gather
+add {
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT s = s32[] add(x, y)
+}
+ENTRY main {
+  flags = s32[40] parameter(0)
+  table = f32[50,1] parameter(1)
+  zero = s32[] constant(0)
+  cumsum = s32[40] reduce-window(flags, zero), window={size=40 pad=39_0}, to_apply=add
+  one = s32[40] broadcast(s32[] constant(1)), dimensions={}
+  positions = s32[40] subtract(cumsum, one)
+  zeros = s32[40] broadcast(zero), dimensions={}
+  clamped = s32[40] maximum(positions, zeros)
+  indices = s32[40,1] reshape(clamped)
+  column = f32[50] reshape(table)
+  ROOT rows = f32[40] gather(column, indices), offset_dims={}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1}
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> arguments = RandomArguments(**module, 3);
+  // 0/1 flags, so that the positions stay inside the table.
+  for (int32_t& flag : arguments[0].data<int32_t>()) flag = flag & 1;
+  Counts counts;
+  CheckModule(text, std::move(arguments), &counts, CpuCompileOptions());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+}
+
 // Complex dots (eigen_dot.h: four real GEMMs over the split parts): c64
 // and c128, a batch, a transposed operand and a column-major result.
 TEST(CpuOpsTest, ComplexDotsRunNatively) {

@@ -40,8 +40,9 @@ absl::StatusOr<llvm::Value*> EmitReducer(const HloComputation& reducer, llvm::Va
                                          llvm::IRBuilder<>* b);
 
 // Every transitive user of `hlo` reads each of its elements at most once
-// (elementwise ops, reshapes, transposes, slices, reverses): a generator
-// for `hlo` is not recomputed per element of a broadcast.
+// (elementwise ops, reshapes, transposes, slices, reverses, a gather's
+// indices for one-element slices): a generator for `hlo` is not recomputed
+// per element of a broadcast.
 bool ReadOncePerElement(const HloInstruction* hlo);
 
 // Whether every transitive user of `hlo` (within its computation, not past

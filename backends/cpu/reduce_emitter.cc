@@ -25,15 +25,28 @@ using llvm_ir::IrIndex;
 
 // Every transitive user of `hlo` inside its computation reads each element
 // of its operand at most once (elementwise ops, and reshapes, transposes,
-// slices and reverses, which move or drop elements): a generator for `hlo`
-// is called at most once per element of the kernel's result (a reduce read
-// through a broadcast would be recomputed per element of the broadcast).
+// slices and reverses, which move or drop elements; and a gather of
+// one-element slices, which reads one index vector per result element): a
+// generator for `hlo` is called at most once per element of the kernel's
+// result (a reduce read through a broadcast would be recomputed per element
+// of the broadcast).
 bool ReadOncePerElement(const HloInstruction* hlo) {
   std::vector<const HloInstruction*> stack = {hlo};
   while (!stack.empty()) {
     const HloInstruction* h = stack.back();
     stack.pop_back();
     for (const HloInstruction* user : h->users()) {
+      if (user->opcode() == HloOpcode::kGather) {
+        // As the indices (jnp.unique's positions computed by a cumulative
+        // sum): each result element reads its own index vector.  As the
+        // gathered operand, an element may be read for many results.
+        const std::vector<int64_t>& sizes = user->attrs().gather_slice_sizes;
+        const bool one_element_slices =
+            std::all_of(sizes.begin(), sizes.end(), [](int64_t size) { return size == 1; });
+        if (user->operand(0) == h || !one_element_slices) return false;
+        stack.push_back(user);
+        continue;
+      }
       switch (user->opcode()) {
         case HloOpcode::kReshape:
         case HloOpcode::kBitcast:

@@ -421,8 +421,8 @@ ENTRY main {
 // vector lanes and the lengths factor into 2, 3, 5 and 7: every type, radix
 // 4, 2, 3, 5 and 7 mixed, even and odd IRFFT lengths, 2-D and 3-D
 // transforms (axes other than the last: lines strided by the inner
-// extent), and a partial last group of lines; length 22 (a factor 11)
-// still goes to Eigen.  Against the evaluator's DFT in double.
+// extent), and a partial last group of lines; length 22 (a factor 11) and
+// one line of 64 still go to Eigen.  Against the evaluator's DFT in double.
 TEST(CpuOpsTest, FftOnManyLinesRunsLaneFft) {
   const std::string text = R"(
 HloModule lane_ffts
@@ -438,6 +438,7 @@ ENTRY main {
   i = c128[9,5,7] parameter(8)
   j = c64[20,22] parameter(9)
   k = f64[11,49] parameter(10)
+  l = c64[1,64] parameter(11)
   fa = c64[40,16] fft(a), fft_type=FFT, fft_length={16}
   fb = c64[33,12] fft(b), fft_type=IFFT, fft_length={12}
   fc = c64[21,16] fft(c), fft_type=RFFT, fft_length={30}
@@ -449,7 +450,8 @@ ENTRY main {
   fi = c128[9,5,7] fft(i), fft_type=IFFT, fft_length={5,7}
   fj = c64[20,22] fft(j), fft_type=FFT, fft_length={22}
   fk = c128[11,25] fft(k), fft_type=RFFT, fft_length={49}
-  ROOT t = (c64[40,16], c64[33,12], c64[21,16], f32[19,30], f32[19,15], f32[3,10,10], c64[4,6,11], c128[17,64], c128[9,5,7], c64[20,22], c128[11,25]) tuple(fa, fb, fc, fd, fe, ff, fg, fh, fi, fj, fk)
+  fl = c64[1,64] fft(l), fft_type=FFT, fft_length={64}
+  ROOT t = (c64[40,16], c64[33,12], c64[21,16], f32[19,30], f32[19,15], f32[3,10,10], c64[4,6,11], c128[17,64], c128[9,5,7], c64[20,22], c128[11,25], c64[1,64]) tuple(fa, fb, fc, fd, fe, ff, fg, fh, fi, fj, fk, fl)
 }
 )";
   Counts counts;

@@ -655,10 +655,6 @@ absl::Status CheckIndexing(const HloInstruction& hlo) {
                                 (hlo.opcode() == HloOpcode::kClamp && (i == 0 || i == 2));
     if (scalar_allowed && operand_dims(i).empty()) continue;
     if (operand_dims(i) != shape.dimensions()) {
-      if (hlo.opcode() == HloOpcode::kBitcastConvert) {
-        return absl::UnimplementedError(absl::StrCat(
-            "%", hlo.name(), ": bitcast-convert that changes the element width is not emitted yet"));
-      }
       return BadShapes(hlo, absl::StrCat("operand ", i, " has shape ",
                                          hlo.operand(i)->shape().ToString()));
     }
@@ -702,6 +698,16 @@ absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeElementGenerator(
                      hlo->opcode() == HloOpcode::kDynamicSlice ||
                      hlo->opcode() == HloOpcode::kDynamicUpdateSlice ||
                      hlo->opcode() == HloOpcode::kGather;
+  if (hlo->opcode() == HloOpcode::kBitcastConvert && hlo->operand_count() == 1 &&
+      hlo->operand(0)->shape().IsArray() &&
+      BitWidth(hlo->shape().element_type()) != BitWidth(hlo->operand(0)->shape().element_type())) {
+    auto it = operands.find(hlo->operand(0));
+    if (it == operands.end()) {
+      return absl::InternalError(
+          absl::StrCat("%", hlo->name(), ": no generator for operand %", hlo->operand(0)->name()));
+    }
+    return MakeWidthChangingBitcastConvert(*hlo, it->second);
+  }
   if (!picks) TS_RETURN_IF_ERROR(CheckIndexing(*hlo));
   std::vector<ElementGenerator> operand_generators;
   for (const HloInstruction* operand : hlo->operands()) {

@@ -114,6 +114,9 @@ class ElementalIrEmitter {
                                          llvm::Value* high);
   absl::StatusOr<llvm::Value*> EmitBitcastConvert(llvm::Value* value, PrimitiveType from,
                                                   PrimitiveType to);
+  // A bitcast-convert between element widths (elemental_ir_emitter_convert.cc).
+  absl::StatusOr<ElementGenerator> MakeWidthChangingBitcastConvert(const HloInstruction& hlo,
+                                                                   ElementGenerator operand);
   absl::StatusOr<llvm::Value*> EmitReducePrecision(llvm::Value* value, PrimitiveType type,
                                                    int exponent_bits, int mantissa_bits);
   absl::StatusOr<llvm::Value*> EmitIntegerPower(llvm::Value* base, llvm::Value* exponent,

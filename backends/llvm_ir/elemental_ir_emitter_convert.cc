@@ -159,6 +159,86 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConvert(llvm::Value* value,
   return b_->CreateIntCast(value, to_type, IsSignedIntegralType(from));
 }
 
+namespace {
+
+// The unsigned integer type of `bits` bits (8 to 64).
+PrimitiveType UnsignedOfWidth(int bits) {
+  switch (bits) {
+    case 8:
+      return U8;
+    case 16:
+      return U16;
+    case 32:
+      return U32;
+    default:
+      return U64;
+  }
+}
+
+}  // namespace
+
+// A bitcast-convert between widths moves bytes as the evaluator's memcpy
+// does on this little-endian host: a wide element becomes k narrow ones
+// along a new minor-most dimension, part j its bits [j w, (j + 1) w)
+// (low bits first; c64's real half), and k narrow elements along the
+// operand's minor-most dimension become one wide element the same way.
+absl::StatusOr<ElementGenerator> ElementalIrEmitter::MakeWidthChangingBitcastConvert(
+    const HloInstruction& hlo, ElementGenerator operand) {
+  const Shape& shape = hlo.shape();
+  const Shape operand_shape = hlo.operand(0)->shape();
+  const PrimitiveType from = operand_shape.element_type(), to = shape.element_type();
+  const int in_bits = BitWidth(from), out_bits = BitWidth(to);
+  if (in_bits > 64 || out_bits > 64) {
+    return absl::UnimplementedError(absl::StrCat(
+        "%", hlo.name(), ": bitcast-convert between widths of a 128-bit type is not emitted"));
+  }
+  const std::vector<int64_t>& in_dims = operand_shape.dimensions();
+  const std::vector<int64_t>& out_dims = shape.dimensions();
+  const bool narrowing = in_bits > out_bits;
+  const std::vector<int64_t>& longer = narrowing ? out_dims : in_dims;
+  const std::vector<int64_t>& shorter = narrowing ? in_dims : out_dims;
+  const int64_t parts = narrowing ? in_bits / out_bits : out_bits / in_bits;
+  if (longer.size() != shorter.size() + 1 || longer.back() != parts ||
+      !std::equal(shorter.begin(), shorter.end(), longer.begin())) {
+    return absl::InvalidArgumentError(absl::StrCat("%", hlo.name(), ": cannot bitcast-convert ",
+                                                   operand_shape.ToString(), " to ",
+                                                   shape.ToString()));
+  }
+  llvm::IRBuilder<>* b = b_;
+  const PrimitiveType in_bits_type = UnsignedOfWidth(in_bits);
+  const PrimitiveType out_bits_type = UnsignedOfWidth(out_bits);
+  if (narrowing) {
+    return ElementGenerator([this, b, operand, operand_shape, from, to, in_bits, out_bits,
+                             in_bits_type,
+                             out_bits_type](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+      std::vector<llvm::Value*> source = index.multi_index();
+      llvm::Value* part = source.back();
+      source.pop_back();
+      TS_ASSIGN_OR_RETURN(llvm::Value * value,
+                          operand(IrIndex(source, operand_shape, index.index_type())));
+      TS_ASSIGN_OR_RETURN(llvm::Value * bits, EmitBitcastConvert(value, from, in_bits_type));
+      llvm::Value* shift =
+          b->CreateZExtOrTrunc(b->CreateMul(part, index.Constant(out_bits)), bits->getType());
+      llvm::Value* piece = b->CreateTrunc(b->CreateLShr(bits, shift), b->getIntNTy(out_bits));
+      return EmitBitcastConvert(piece, out_bits_type, to);
+    });
+  }
+  return ElementGenerator([this, b, operand, operand_shape, from, to, in_bits, out_bits,
+                           in_bits_type, out_bits_type,
+                           parts](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+    llvm::Value* bits = llvm::ConstantInt::get(b->getIntNTy(out_bits), 0);
+    for (int64_t j = 0; j < parts; ++j) {
+      std::vector<llvm::Value*> source = index.multi_index();
+      source.push_back(index.Constant(j));
+      TS_ASSIGN_OR_RETURN(llvm::Value * value,
+                          operand(IrIndex(source, operand_shape, index.index_type())));
+      TS_ASSIGN_OR_RETURN(llvm::Value * piece, EmitBitcastConvert(value, from, in_bits_type));
+      bits = b->CreateOr(bits, b->CreateShl(b->CreateZExt(piece, bits->getType()), j * in_bits));
+    }
+    return EmitBitcastConvert(bits, out_bits_type, to);
+  });
+}
+
 // Bitcast-convert between equal widths: the element's bits reinterpreted
 // (a PRED byte read back is != 0).  C64 is its two f32 halves, real first.
 absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitBitcastConvert(llvm::Value* value,

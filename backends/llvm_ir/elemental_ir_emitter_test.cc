@@ -5,6 +5,7 @@
 // must reject it too; otherwise the results must be identical bit for bit
 // (the transcendental functions call the same C library as the evaluator,
 // so they are exact too).
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -272,6 +273,51 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) {
       return absl::StrCat(TypeName(std::get<0>(info.param)), "_to_", TypeName(std::get<1>(info.param)));
     });
+
+// Bitcast-converts between widths (up to 64 bits): a wide element split
+// into a new minor dimension of narrow ones, and such a dimension joined
+// back, byte for byte as the evaluator's copy (little-endian).
+class WidthChangingBitcastConvertTest
+    : public ::testing::TestWithParam<std::tuple<PrimitiveType, PrimitiveType>> {};
+
+std::vector<std::tuple<PrimitiveType, PrimitiveType>> WidthChangingPairs() {
+  std::vector<std::tuple<PrimitiveType, PrimitiveType>> pairs;
+  for (PrimitiveType from : kAllTypes) {
+    for (PrimitiveType to : kAllTypes) {
+      if (BitWidth(from) != BitWidth(to) && BitWidth(from) <= 64 && BitWidth(to) <= 64) {
+        pairs.emplace_back(from, to);
+      }
+    }
+  }
+  return pairs;
+}
+
+TEST_P(WidthChangingBitcastConvertTest, MatchesEvaluator) {
+  const auto& [from, to] = GetParam();
+  const Literal values = UnaryInputs(from, kRandomCount, /*seed=*/11);
+  const int from_bits = BitWidth(from), to_bits = BitWidth(to);
+  const int64_t parts = from_bits > to_bits ? from_bits / to_bits : to_bits / from_bits;
+  const int64_t n = values.element_count() / parts;
+  // Narrowing: [n * parts] wide elements into [n * parts, parts]; widening:
+  // [n, parts] narrow elements into [n].
+  const std::vector<int64_t> in_dims =
+      from_bits > to_bits ? std::vector<int64_t>{n * parts} : std::vector<int64_t>{n, parts};
+  Literal input(Shape::MakeArrayWithDescendingLayout(from, in_dims));
+  std::memcpy(input.untyped_data(), values.untyped_data(), input.size_bytes());
+  const std::string result_shape =
+      from_bits > to_bits ? absl::StrCat(PrimitiveTypeName(to), "[", n * parts, ",", parts, "]")
+                          : absl::StrCat(PrimitiveTypeName(to), "[", n, "]");
+  std::vector<Literal> args;
+  args.push_back(std::move(input));
+  const std::string root = absl::StrCat(result_shape, " bitcast-convert(p0)");
+  EXPECT_TRUE(MatchesEvaluator(ModuleWithRoot(root, args), args, ComplexTolerance(to)));
+}
+
+INSTANTIATE_TEST_SUITE_P(ChangingWidths, WidthChangingBitcastConvertTest,
+                         ::testing::ValuesIn(WidthChangingPairs()), [](const auto& info) {
+                           return absl::StrCat(TypeName(std::get<0>(info.param)), "_to_",
+                                               TypeName(std::get<1>(info.param)));
+                         });
 
 // ---------------------------------------------------------------------------
 // Reduce-precision to several (exponent, mantissa) formats, including the

@@ -1,9 +1,10 @@
 // Fast Fourier transforms on raw buffers, for the CPU backend's `fft`
-// thunks.  Where every transformed length factors into 2, 3, 5 and 7 and
-// there are lines enough to fill the vector lanes, LaneFft (lane_fft.h)
-// transforms one axis at a time, a vector register's worth of lines at
-// once; otherwise Eigen's tensor FFT runs (radix 2 for powers of two,
-// Bluestein otherwise: O(n log n) for every length).
+// thunks.  Where every transformed length factors into 2, 3, 5 and 7,
+// LaneFft (lane_fft.h) transforms one axis at a time, a vector register's
+// worth of lines at once, unless the lines are too few for a long or
+// power-of-two length (MakeLanePlans in fft_thunk.cc); otherwise Eigen's
+// tensor FFT runs (radix 2 for powers of two, Bluestein otherwise: O(n log
+// n) for every length).
 //
 //   TS_ASSIGN_OR_RETURN(FftPlan plan, PlanFft(*fft));              // compile time
 //   TS_RETURN_IF_ERROR(RunFft(plan, operand, result, pool));

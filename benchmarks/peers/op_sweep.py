@@ -145,7 +145,7 @@ def jax_ms(fn, args, iters):
 def tessera_ms(tessera, directory, name, fn, args, iters):
     module = os.path.join(directory, name + ".hlo")
     with open(module, "w") as out:
-        out.write(fn.lower(*args).compiler_ir("hlo").as_hlo_text())
+        out.write(fn.lower(*args).compiler_ir("hlo").as_hlo_text(print_large_constants=True))
     command = [tessera, "bench", module, "--backend=cpu", f"--iters={iters}"]
     for k, arg in enumerate(args):
         path = os.path.join(directory, f"{name}_in{k}.npy")

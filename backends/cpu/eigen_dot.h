@@ -25,7 +25,11 @@
 // oneDNN's sgemm on each panel (onednn_gemm.h), faster than Eigen's here;
 // f64 and s32 run Eigen's kernels, compiled for AVX-512
 // (eigen_dot_kernels.cc, built with -mavx512f...): on a CPU without
-// AVX-512F those use a plain loop (correct, slow).
+// AVX-512F those use a plain loop (correct, slow).  s8 operands run
+// oneDNN's int8 GEMM where the CPU has AVX512-VNNI.  Integer and pred
+// operands of other widths (8 to 32 bits) into any such integer, pred, f32
+// or f64 result run as exact f32/f64 sums of widened operands or wrapping
+// u32 GEMMs (IntegerDot in eigen_dot.cc); 64-bit integers are refused.
 #ifndef TESSERA_BACKENDS_CPU_EIGEN_DOT_H_
 #define TESSERA_BACKENDS_CPU_EIGEN_DOT_H_
 

@@ -330,6 +330,27 @@ PROGRAMS = {
  "int_reduce_overflow": (lambda x: jnp.sum(x * 100000, dtype=jnp.int32), [i32(1000, hi=30000)]),
  "complex_matvec": (lambda a, v: a @ v, [c64(17, 9), c64(9)]),
  "while_large_state": (lambda x: lax.fori_loop(0, 3, lambda i, s: jnp.roll(s, 1, 0) * 0.5 + s, x), [f32(500, 64)]),
+ # Less common library functions.
+ "cumlogsumexp": (lambda x: lax.cumlogsumexp(x, axis=1), [f32(4, 30)]),
+ "cummin_int": (lambda x: lax.cummin(x, axis=0), [i32(20, 3)]),
+ "sort_complex": (lambda x: jnp.sort_complex(x), [c64(20)]),
+ "einsum_repeated": (lambda a, c: jnp.einsum("iij,jk->ik", a, c), [f32(4, 4, 5), f32(5, 3)]),
+ "convolve2d": (lambda x, k: jax.scipy.signal.convolve2d(x, k, mode="same"), [f32(12, 14), f32(3, 5)]),
+ "slogdet_complex": (lambda a: jnp.linalg.slogdet(a), [c64(5, 5)]),
+ "eigh_complex": (lambda a: jnp.linalg.eigh(a + jnp.conj(a.T))[0], [c64(6, 6)]),
+ "fftshift": (lambda x: jnp.fft.fftshift(jnp.fft.fft(x), axes=-1), [c64(3, 10)]),
+ "digitize": (lambda x: jnp.digitize(x, jnp.linspace(-2, 2, 7)), [f32(40)]),
+ "histogram2d": (lambda x, y: jnp.histogram2d(x, y, bins=4, range=[[-2, 2], [-2, 2]])[0], [f32(100), f32(100)]),
+ "softmax_where": (lambda x, m: jax.nn.softmax(x, where=m), [f32(4, 9), b(4, 9) | np.eye(4, 9, dtype=bool)]),
+ "normalize": (lambda x: jax.nn.standardize(x, axis=-1), [f32(5, 16)]),
+ "reduce_precision_bf16": (lambda x: lax.reduce_precision(x, 8, 7), [f32(30) * 1e3]),
+ "gcd_lcm": (lambda a, c: (jnp.gcd(a, c), jnp.lcm(a, c)), [i32(20, hi=50), i32(20, hi=50)]),
+ "nan_reductions": (lambda x: (jnp.nansum(x), jnp.nanmax(x, 0), jnp.nanmean(x, 1)), [np.where(rng.random((5, 6)) > 0.7, np.nan, f32(5, 6)).astype(np.float32)]),
+ "ptp_var": (lambda x: (jnp.ptp(x, 1), jnp.var(x, 0)), [f32(6, 7)]),
+ "outer_int": (lambda a, c: jnp.outer(a, c), [i32(9), i32(7)]),
+ "cross": (lambda a, c: jnp.cross(a, c), [f32(10, 3), f32(10, 3)]),
+ "unravel": (lambda i: jnp.unravel_index(i, (4, 5, 6)), [rng.integers(0, 120, 15).astype(np.int32)]),
+ "ravel_multi": (lambda i, j: jnp.ravel_multi_index((i, j), (7, 9), mode="clip"), [rng.integers(-2, 9, 12).astype(np.int32), rng.integers(-2, 11, 12).astype(np.int32)]),
 }
 
 

@@ -82,7 +82,7 @@ bool IsSupportedPair(PrimitiveType type, PrimitiveType output_type) {
   if (IsIntegerDotPair(type, output_type)) return true;
   if (type == output_type) {
     return type == F32 || type == F64 || type == S32 || type == F16 || type == BF16 ||
-           type == C64 || type == C128;
+           type == C64 || type == C128 || type == S64 || type == U64;
   }
   return ((type == F16 || type == BF16) && output_type == F32) ||
          (type == S8 && output_type == S32);
@@ -207,6 +207,27 @@ void GemmBlock(const Gemm& g, const int8_t* a, const int8_t* b, int32_t* c, int6
                int64_t c0, int64_t c1) {
   if (!OneDnnGemmBlockS8(a, b, c, g.k, g.ta, g.tb, g.lda, g.ldb, g.ldc, r0, r1, c0, c1)) {
     ReferenceBlockS8(a, b, c, g.k, g.ta, g.tb, g.lda, g.ldb, g.ldc, r0, r1, c0, c1);
+  }
+}
+
+// A 64-bit integer block (sums wrapping), in plain loops: each row of c
+// accumulates scaled rows of b (vectorizable where b is not transposed).
+// There is no 64-bit integer GEMM kernel here; such dots are rare (JAX's
+// int64 matmuls under x64).
+void GemmBlock(const Gemm& g, const uint64_t* a, const uint64_t* b, uint64_t* c, int64_t r0,
+               int64_t r1, int64_t c0, int64_t c1) {
+  for (int64_t i = r0; i < r1; ++i) {
+    uint64_t* row = c + i * g.ldc;
+    for (int64_t j = c0; j < c1; ++j) row[j] = 0;
+    for (int64_t p = 0; p < g.k; ++p) {
+      const uint64_t x = g.ta ? a[p * g.lda + i] : a[i * g.lda + p];
+      if (g.tb) {
+        for (int64_t j = c0; j < c1; ++j) row[j] += x * b[j * g.ldb + p];
+      } else {
+        const uint64_t* b_row = b + p * g.ldb;
+        for (int64_t j = c0; j < c1; ++j) row[j] += x * b_row[j];
+      }
+    }
   }
 }
 
@@ -769,6 +790,11 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
     case S32:
       BatchedGemm<uint32_t>(g, static_cast<const uint32_t*>(a), static_cast<const uint32_t*>(b),
                             static_cast<uint32_t*>(out), pool, panel_epilogue);
+      return absl::OkStatus();
+    case S64:
+    case U64:
+      BatchedGemm<uint64_t>(g, static_cast<const uint64_t*>(a), static_cast<const uint64_t*>(b),
+                            static_cast<uint64_t*>(out), pool);
       return absl::OkStatus();
     case S8: {
       if (OneDnnGemmS8IsExact() &&

@@ -29,7 +29,8 @@
 // oneDNN's int8 GEMM where the CPU has AVX512-VNNI.  Integer and pred
 // operands of other widths (8 to 32 bits) into any such integer, pred, f32
 // or f64 result run as exact f32/f64 sums of widened operands or wrapping
-// u32 GEMMs (IntegerDot in eigen_dot.cc); 64-bit integers are refused.
+// u32 GEMMs (IntegerDot in eigen_dot.cc); s64 and u64 dots (of their own
+// type only) in plain loops.
 #ifndef TESSERA_BACKENDS_CPU_EIGEN_DOT_H_
 #define TESSERA_BACKENDS_CPU_EIGEN_DOT_H_
 

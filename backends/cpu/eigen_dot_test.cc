@@ -364,9 +364,9 @@ TEST(EigenDotTest, IntegerDots) {
   runtime::ThreadPool pool(2);
   const std::string contracting = "lhs_contracting_dims={1}, rhs_contracting_dims={0}";
   const std::vector<std::pair<std::string, std::string>> pairs = {
-      {"s8", "s8"},     {"u8", "u8"},    {"u8", "s32"},  {"u8", "u32"},  {"s16", "s16"},
-      {"u16", "u32"},   {"s16", "s32"},  {"u32", "u32"}, {"s32", "s8"},  {"u32", "s16"},
-      {"s8", "f32"},    {"u8", "f64"},   {"s32", "f32"}, {"s16", "f64"}, {"s8", "u16"},
+      {"s8", "s8"},     {"u8", "u8"},    {"u8", "s32"},   {"u8", "u32"},  {"s16", "s16"},
+      {"u16", "u32"},   {"s16", "s32"},  {"u32", "u32"},  {"s32", "s8"},  {"u32", "s16"},
+      {"s8", "f32"},    {"u8", "f64"},   {"s32", "f32"},  {"s16", "f64"}, {"s8", "u16"},
       {"pred", "pred"}, {"pred", "s32"}, {"pred", "f32"}, {"s64", "s64"}, {"u64", "u64"}};
   for (const auto& [in, out] : pairs) {
     CheckDot(DotModule(absl::StrCat(in, "[37,300]{1,0}"), absl::StrCat(in, "[300,41]{1,0}"),

@@ -47,12 +47,6 @@ namespace {
 
 using eigen_dot_internal::KernelsSupported;
 
-// s8 products of at most this depth run as f32 GEMMs, exactly: each
-// product is at most 2^14 in magnitude, so every partial sum of up to 2^10
-// of them is an integer of at most 2^24, which f32 holds exactly in any
-// order (512x512x512: 23.6 ms as an s32 GEMM, XLA 1.2).
-constexpr int64_t kExactF32S8Depth = 1024;
-
 // Below this many multiply-adds a product runs on the calling thread.
 constexpr int64_t kMinParallelMacs = int64_t{64} * 64 * 64;
 // Output panels handed to threads are multiples of this many rows/columns.
@@ -65,7 +59,7 @@ bool IsNarrowInteger(PrimitiveType type) {
 
 // The integer dots IntegerDot runs: any such operands into any such
 // integer, or into f32 or f64 (the operands converted first, as the
-// evaluator does).  s32 -> s32 and s8 -> s32 have paths of their own.
+// evaluator does).  s32 -> s32 has the u32 GEMM of its own (with epilogues).
 // pred operands are 0 or 1; a pred result (of pred operands only) is
 // whether the count of true products is nonzero: XLA's OR of ANDs.
 bool IsIntegerDotPair(PrimitiveType type, PrimitiveType output_type) {
@@ -75,7 +69,7 @@ bool IsIntegerDotPair(PrimitiveType type, PrimitiveType output_type) {
   }
   return IsNarrowInteger(type) &&
          (IsNarrowInteger(output_type) || output_type == F32 || output_type == F64) &&
-         !(type == S32 && output_type == S32) && !(type == S8 && output_type == S32);
+         !(type == S32 && output_type == S32);
 }
 
 bool IsSupportedPair(PrimitiveType type, PrimitiveType output_type) {
@@ -84,8 +78,7 @@ bool IsSupportedPair(PrimitiveType type, PrimitiveType output_type) {
     return type == F32 || type == F64 || type == S32 || type == F16 || type == BF16 ||
            type == C64 || type == C128 || type == S64 || type == U64;
   }
-  return ((type == F16 || type == BF16) && output_type == F32) ||
-         (type == S8 && output_type == S32);
+  return (type == F16 || type == BF16) && output_type == F32;
 }
 
 int64_t RoundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
@@ -541,6 +534,38 @@ absl::Status CheckDotShape(const DotShape& shape) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// How an integer dot into an integer (IntegerDot) forms its sums, exactly
+// modulo 2^32 in each case.
+enum class IntegerSums {
+  kVnni,  // s8: oneDNN's int8 GEMM with AVX512-VNNI, straight into s32
+  kF32,   // widened to f32, where every partial sum is an integer below 2^24
+  kF64,   // widened to f64, below 2^53 (f64's GEMM is many times the u32 one's speed)
+  kU32,   // widened to u32 (sign- or zero-extended), wrapping
+};
+
+IntegerSums ChooseIntegerSums(const DotShape& shape) {
+  const PrimitiveType type = shape.type;
+  if (type == S8 && OneDnnGemmS8IsExact() &&
+      !eigen_dot_internal::use_reference_kernels.load(std::memory_order_relaxed)) {
+    return IntegerSums::kVnni;
+  }
+  // The bits of the largest product's magnitude: 0 for pred, 2w - 2 for
+  // w-bit signed operands (-2^(w-1) squared), 2w for unsigned ones.
+  const int width = type == PRED ? 0 : BitWidth(type);
+  const int product_bits = type == PRED                 ? 0
+                           : IsSignedIntegralType(type) ? 2 * width - 2
+                                                        : 2 * width;
+  if (product_bits <= 24 && shape.k <= (int64_t{1} << (24 - product_bits)))
+    return IntegerSums::kF32;
+  if (product_bits <= 53 && shape.k <= (int64_t{1} << (53 - product_bits)))
+    return IntegerSums::kF64;
+  return IntegerSums::kU32;
+}
+
+}  // namespace
+
 int64_t DotScratchBytes(const DotShape& shape) {
   if (shape.type == C64 || shape.type == C128) {
     // Real and imaginary parts of both operands, and four real products.
@@ -549,23 +574,33 @@ int64_t DotScratchBytes(const DotShape& shape) {
                           4 * RoundUp(shape.batch * shape.m * shape.n, 16);
     return reals * (shape.type == C128 ? 8 : 4);
   }
-  if (IsIntegerDotPair(shape.type, shape.output_type)) {
-    // Both operands and a dense result, in 8-byte elements at most (f64).
-    return 8 * (RoundUp(shape.batch * shape.m * shape.k, 16) +
-                RoundUp(shape.batch * shape.k * shape.n, 16) +
-                RoundUp(shape.batch * shape.m * shape.n, 16));
-  }
-  if (shape.type != F16 && shape.type != BF16 && shape.type != S8) return 0;
-  // 4-byte elements: the widened operands (f32, or s32 for a deep s8
-  // product), and an f32 product to round into a 16-bit result or to
-  // convert into s32.
-  int64_t elements =
+  const int64_t operands =
       RoundUp(shape.batch * shape.m * shape.k, 16) + RoundUp(shape.batch * shape.k * shape.n, 16);
-  if (shape.output_type == F16 || shape.output_type == BF16 ||
-      (shape.type == S8 && shape.k <= kExactF32S8Depth)) {
-    elements += RoundUp(shape.batch * shape.m * shape.n, 16);
+  const int64_t result = RoundUp(shape.batch * shape.m * shape.n, 16);
+  if (IsIntegerDotPair(shape.type, shape.output_type)) {
+    // Float results: the converted operands.  Integer ones: the widened
+    // operands (but for VNNI), and a dense result of sums unless they are
+    // written in place (a 4-byte result of 4-byte sums).
+    if (shape.output_type == F32 || shape.output_type == F64) {
+      return operands * (shape.output_type == F64 ? 8 : 4);
+    }
+    const bool in_place = BitWidth(shape.output_type) == 32;
+    switch (ChooseIntegerSums(shape)) {
+      case IntegerSums::kVnni:
+        return in_place ? 0 : 4 * result;
+      case IntegerSums::kF32:
+        return 4 * (operands + result);
+      case IntegerSums::kF64:
+        return 8 * (operands + result);
+      case IntegerSums::kU32:
+        return 4 * (operands + (in_place ? 0 : result));
+    }
   }
-  return elements * 4;
+  if (shape.type != F16 && shape.type != BF16) return 0;
+  // 4-byte elements: the operands widened to f32, and an f32 product to
+  // round into a 16-bit result.
+  const bool narrows = shape.output_type == F16 || shape.output_type == BF16;
+  return 4 * (operands + (narrows ? result : 0));
 }
 
 namespace {
@@ -600,17 +635,32 @@ void WithIntegerType(PrimitiveType type, F&& f) {
   }
 }
 
+// An integer dot's sums widened to Wide (f32, f64 or u32: see
+// IntegerSums), narrowed into g's Out result; written in place where Wide
+// and Out are both 4-byte integers.
+template <typename In, typename Out, typename Wide>
+void WidenedIntegerDot(const DotShape& shape, const Gemm& g, const void* a, const void* b,
+                       void* out, runtime::ThreadPool* pool, void* scratch) {
+  std::unique_ptr<Wide[]> owned;
+  const Widened<Wide> w =
+      WidenOperands<In>(a, b, g, ScratchFor<Wide>(shape, scratch, &owned), pool);
+  if constexpr (std::is_same_v<Wide, uint32_t> && sizeof(Out) == 4) {
+    BatchedGemm<uint32_t>(WithDenseOperands(g), w.a, w.b, static_cast<uint32_t*>(out), pool);
+  } else {
+    BatchedGemm<Wide>(WithDenseResult(g), w.a, w.b, w.end, pool);
+    Narrow<Out, Wide>(w.end, g, out, pool);
+  }
+}
+
 // A dot that IsIntegerDotPair accepts, exactly as the evaluator computes
 // it: into a float, the operands converted to it and a float GEMM; into an
-// integer, the sums modulo 2^32 (which the result's wrap-around keeps): in
-// f64, exact, for 8- and 16-bit operands whose products' sum stays below
-// 2^53 (f64's GEMM is many times faster than the u32 one), otherwise as
-// u32s (sign- or zero-extended), wrapping.
+// integer, the sums modulo 2^32 (which the result's wrap-around keeps), as
+// ChooseIntegerSums picks.
 void IntegerDot(const DotShape& shape, const Gemm& g, const void* a, const void* b, void* out,
                 runtime::ThreadPool* pool, void* scratch) {
-  const PrimitiveType type = shape.type, output = shape.output_type;
+  const PrimitiveType output = shape.output_type;
   if (output == F32 || output == F64) {
-    WithIntegerType(type, [&](auto in) {
+    WithIntegerType(shape.type, [&](auto in) {
       using In = decltype(in);
       if (output == F32) {
         std::unique_ptr<float[]> owned;
@@ -626,51 +676,32 @@ void IntegerDot(const DotShape& shape, const Gemm& g, const void* a, const void*
     });
     return;
   }
-  // |product| <= 2^(2 width); k of them sum exactly in f32 below 2^24, in
-  // f64 below 2^53 (pred products are 0 or 1).
-  const int width = type == PRED ? 0 : BitWidth(type);
-  const bool exact_in_f32 = width <= 8 && shape.k < (int64_t{1} << (24 - 2 * width));
-  const bool exact_in_f64 = width <= 16 && shape.k < (int64_t{1} << (53 - 2 * width));
-  const bool vnni = type == S8 && OneDnnGemmS8IsExact() &&
-                    !eigen_dot_internal::use_reference_kernels.load(std::memory_order_relaxed);
-  WithIntegerType(type, [&](auto in) {
+  const IntegerSums sums = ChooseIntegerSums(shape);
+  WithIntegerType(shape.type, [&](auto in) {
     using In = decltype(in);
     WithIntegerType(output, [&](auto result) {
       using Out = decltype(result);
-      if constexpr (std::is_same_v<In, int8_t>) {
-        if (vnni) {  // s8 -> s32 on oneDNN (see RunDot's S8 case), then narrowed
-          std::unique_ptr<int32_t[]> owned;
-          int32_t* sums = ScratchFor<int32_t>(shape, scratch, &owned);
-          BatchedGemm<int8_t, int32_t>(WithDenseResultOnly(g), static_cast<const int8_t*>(a),
-                                       static_cast<const int8_t*>(b), sums, pool);
-          Narrow<Out, int32_t>(sums, g, out, pool);
+      switch (sums) {
+        case IntegerSums::kVnni:
+          if constexpr (std::is_same_v<In, int8_t>) {
+            const auto* lhs = static_cast<const int8_t*>(a);
+            const auto* rhs = static_cast<const int8_t*>(b);
+            if constexpr (sizeof(Out) == 4) {  // byte products straight into the result
+              BatchedGemm<int8_t, int32_t>(g, lhs, rhs, static_cast<int32_t*>(out), pool);
+            } else {
+              std::unique_ptr<int32_t[]> owned;
+              int32_t* dense = ScratchFor<int32_t>(shape, scratch, &owned);
+              BatchedGemm<int8_t, int32_t>(WithDenseResultOnly(g), lhs, rhs, dense, pool);
+              Narrow<Out, int32_t>(dense, g, out, pool);
+            }
+          }
           return;
-        }
-      }
-      if (exact_in_f32) {
-        std::unique_ptr<float[]> owned;
-        const Widened<float> w =
-            WidenOperands<In>(a, b, g, ScratchFor<float>(shape, scratch, &owned), pool);
-        BatchedGemm<float>(WithDenseResult(g), w.a, w.b, w.end, pool);
-        Narrow<Out, float>(w.end, g, out, pool);
-        return;
-      }
-      if (exact_in_f64) {
-        std::unique_ptr<double[]> owned;
-        const Widened<double> w =
-            WidenOperands<In>(a, b, g, ScratchFor<double>(shape, scratch, &owned), pool);
-        BatchedGemm<double>(WithDenseResult(g), w.a, w.b, w.end, pool);
-        Narrow<Out, double>(w.end, g, out, pool);
-        return;
-      }
-      std::unique_ptr<uint32_t[]> owned;
-      const Widened<uint32_t> w =
-          WidenOperands<In>(a, b, g, ScratchFor<uint32_t>(shape, scratch, &owned), pool);
-      if constexpr (sizeof(Out) == 4) {
-        BatchedGemm<uint32_t>(WithDenseOperands(g), w.a, w.b, static_cast<uint32_t*>(out), pool);
-      } else {
-        BatchedGemm<uint32_t>(WithDenseResult(g), w.a, w.b, w.end, pool);
-        Narrow<Out, uint32_t>(w.end, g, out, pool);
+        case IntegerSums::kF32:
+          return WidenedIntegerDot<In, Out, float>(shape, g, a, b, out, pool, scratch);
+        case IntegerSums::kF64:
+          return WidenedIntegerDot<In, Out, double>(shape, g, a, b, out, pool, scratch);
+        case IntegerSums::kU32:
+          return WidenedIntegerDot<In, Out, uint32_t>(shape, g, a, b, out, pool, scratch);
       }
     });
   });
@@ -796,32 +827,6 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
       BatchedGemm<uint64_t>(g, static_cast<const uint64_t*>(a), static_cast<const uint64_t*>(b),
                             static_cast<uint64_t*>(out), pool);
       return absl::OkStatus();
-    case S8: {
-      if (OneDnnGemmS8IsExact() &&
-          !eigen_dot_internal::use_reference_kernels.load(std::memory_order_relaxed)) {
-        // VNNI's byte products into s32 sums: 4x the f32 GEMM's multiply-adds
-        // per instruction, no widened copies.
-        BatchedGemm<int8_t, int32_t>(g, static_cast<const int8_t*>(a),
-                                     static_cast<const int8_t*>(b), static_cast<int32_t*>(out),
-                                     pool);
-        return absl::OkStatus();
-      }
-      if (shape.k <= kExactF32S8Depth) {
-        // In f32, exactly (see kExactF32S8Depth): the f32 GEMM's speed.
-        std::unique_ptr<float[]> owned;
-        const Widened<float> w =
-            WidenOperands<int8_t>(a, b, g, ScratchFor<float>(shape, scratch, &owned), pool);
-        BatchedGemm<float>(WithDenseResult(g), w.a, w.b, w.end, pool);
-        Narrow<int32_t>(w.end, g, out, pool);
-        return absl::OkStatus();
-      }
-      // Deeper: widened to s32 (as uint32_t: wrapping), the result in place.
-      std::unique_ptr<uint32_t[]> owned;
-      const Widened<uint32_t> w =
-          WidenOperands<int8_t>(a, b, g, ScratchFor<uint32_t>(shape, scratch, &owned), pool);
-      BatchedGemm<uint32_t>(WithDenseOperands(g), w.a, w.b, static_cast<uint32_t*>(out), pool);
-      return absl::OkStatus();
-    }
     case C64: {
       std::unique_ptr<float[]> owned;
       ComplexGemm<float>(g, a, b, out, pool, ScratchFor<float>(shape, scratch, &owned));

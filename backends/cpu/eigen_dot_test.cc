@@ -4,13 +4,14 @@
 // sum_p |lhs_ip| |rhs_pj| (the evaluator's result on |lhs|, |rhs|).
 #include "backends/cpu/eigen_dot.h"
 
+#include <algorithm>
 #include <atomic>
-#include <tuple>
-#include <utility>
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -322,7 +323,7 @@ TEST(EigenDotTest, ElementTypes) {
                      "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={1}, "
                      "rhs_contracting_dims={2}"),
            &pool);
-  // Deeper than f32 holds exactly (kExactF32S8Depth): the s32 GEMM.
+  // Deeper than f32 holds exactly (s8 sums in f32 up to depth 1024).
   CheckDot(DotModule("s8[9,1100]{1,0}", "s8[1100,7]{1,0}", "s32[9,7]{1,0}",
                      "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
            &pool);
@@ -330,30 +331,39 @@ TEST(EigenDotTest, ElementTypes) {
 
 // s8 products at the ends of the range, where 16-bit pair sums (oneDNN's
 // int8 GEMM without VNNI) would saturate, and deep enough that the s32
-// sum wraps, as the evaluator's does.
+// sum wraps, as the evaluator's does.  With the reference kernels too,
+// which rule out VNNI: f32 sums up to depth 1024 (exactly 2^24 at the
+// edge), f64 sums beyond.
 TEST(EigenDotTest, S8ExtremesAndWrapping) {
   runtime::ThreadPool pool(2);
   struct Case {
     int64_t k;
     int8_t lhs, rhs;
   };
-  for (const Case& c : {Case{1000, 127, 127}, Case{1000, -128, 127}, Case{1000, -128, -128},
-                        Case{140000, -128, -128}, Case{140000, 127, -128}}) {
-    SCOPED_TRACE(absl::StrCat("k ", c.k, ", ", c.lhs, " x ", c.rhs));
-    auto module = ParseHloModule(DotModule(absl::StrCat("s8[5,", c.k, "]{1,0}"),
-                                           absl::StrCat("s8[", c.k, ",33]{1,0}"), "s32[5,33]{1,0}",
-                                           "lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
-    ASSERT_TRUE(module.ok()) << module.status();
-    auto plan = PlanDot(*(*module)->entry_computation()->root_instruction());
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    const std::vector<int8_t> lhs(5 * c.k, c.lhs), rhs(c.k * 33, c.rhs);
-    std::vector<int32_t> out(5 * 33, 0);
-    std::vector<char> scratch(DotScratchBytes(*plan));
-    ASSERT_TRUE(RunDot(*plan, lhs.data(), rhs.data(), out.data(), &pool, scratch.data()).ok());
-    const int32_t expected =
-        static_cast<int32_t>(static_cast<uint32_t>(int32_t{c.lhs} * c.rhs) * uint32_t(c.k));
-    for (int32_t x : out) ASSERT_EQ(x, expected);
+  for (const bool reference : {false, true}) {
+    eigen_dot_internal::SetUseReferenceKernelsForTesting(reference);
+    for (const Case& c : {Case{1000, 127, 127}, Case{1000, -128, 127}, Case{1024, -128, -128},
+                          Case{1100, 127, 127},  // odd partial sums past 2^24
+                          Case{140000, -128, -128}, Case{140000, 127, -128}}) {
+      SCOPED_TRACE(
+          absl::StrCat("k ", c.k, ", ", c.lhs, " x ", c.rhs, reference ? ", reference" : ""));
+      auto module = ParseHloModule(
+          DotModule(absl::StrCat("s8[5,", c.k, "]{1,0}"), absl::StrCat("s8[", c.k, ",33]{1,0}"),
+                    "s32[5,33]{1,0}", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
+      ASSERT_TRUE(module.ok()) << module.status();
+      auto plan = PlanDot(*(*module)->entry_computation()->root_instruction());
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      const std::vector<int8_t> lhs(5 * c.k, c.lhs), rhs(c.k * 33, c.rhs);
+      std::vector<int32_t> out(5 * 33, 0);
+      std::vector<char> scratch(DotScratchBytes(*plan));
+      ASSERT_TRUE(RunDot(*plan, lhs.data(), rhs.data(), out.data(), &pool, scratch.data()).ok());
+      const int32_t expected =
+          static_cast<int32_t>(static_cast<uint32_t>(int32_t{c.lhs} * c.rhs) * uint32_t(c.k));
+      EXPECT_EQ(std::count(out.begin(), out.end(), expected), static_cast<int64_t>(out.size()))
+          << "expected " << expected << ", got e.g. " << out[0];
+    }
   }
+  eigen_dot_internal::SetUseReferenceKernelsForTesting(false);
 }
 
 // Integer dots of every other width and signedness (IntegerDot): exact
@@ -373,6 +383,15 @@ TEST(EigenDotTest, IntegerDots) {
                        absl::StrCat(out, "[37,41]{1,0}"), contracting),
              &pool, /*seed=*/1, /*full_range=*/true);
   }
+  // s8 without VNNI (the reference kernels rule it out): exact f32 sums up
+  // to depth 1024, f64 sums past it, on full-range values.
+  eigen_dot_internal::SetUseReferenceKernelsForTesting(true);
+  for (int64_t k : {1024, 1100}) {
+    CheckDot(DotModule(absl::StrCat("s8[9,", k, "]{1,0}"), absl::StrCat("s8[", k, ",7]{1,0}"),
+                       "s32[9,7]{1,0}", contracting),
+             &pool, /*seed=*/4, /*full_range=*/true);
+  }
+  eigen_dot_internal::SetUseReferenceKernelsForTesting(false);
   // Shallow enough for exact f32 sums of 8-bit products (k < 256).
   CheckDot(DotModule("u8[37,200]{1,0}", "u8[200,41]{1,0}", "u16[37,41]{1,0}", contracting), &pool,
            /*seed=*/2, /*full_range=*/true);

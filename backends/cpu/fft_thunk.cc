@@ -337,27 +337,42 @@ void LaneTransform(const FftPlan& plan, const std::vector<LaneFft<R>>& ffts, con
   }
 }
 
-// Lengths up to this run on LaneFft even as a single line (most lanes
-// idle): Eigen's FFT of other than a power of two is Bluestein's, slower
-// (one 1000-point c64 line 0.14 ms against LaneFft's 0.07).
-constexpr int64_t kLoneLineLength = 16384;
+// Whether LaneFft should transform `lines` lines of `length` (one axis),
+// rather than Eigen.  LaneFft fills the vector lanes with lines, so few
+// lines leave lanes idle, and it sweeps a group's whole lane buffer (16
+// lines of f32: 128 bytes per point) once per radix pass, which stays in
+// the L2 cache only up to a few thousand points.  Eigen's radix-2 FFT
+// vectorizes within one line.  Measured (c64, 2 threads, ms):
+// - one 65536-point line: Eigen 1.5, LaneFft 8.2; two 262144-point lines:
+//   LaneFft 81 (Eigen about 10);
+// - two 4096-point lines: Eigen 0.19, LaneFft 0.22, but Eigen's result was
+//   0.0027 off XLA's in one element (3e-5 of the largest magnitude);
+// - one 1000-point line: Eigen (Bluestein for other lengths than powers of
+//   two) 0.14, LaneFft 0.065.
+bool LaneFftPays(int64_t lines, int64_t length, int lanes) {
+  // Lines of up to this many points keep a lane group in the L2 cache.
+  constexpr int64_t kCachedLength = 4096;
+  // Beyond this, a pass's lane buffer (64 MB of f32) outgrows the data of
+  // few lines by far.
+  constexpr int64_t kMaxLength = int64_t{1} << 18;
+  const bool power_of_two = (length & (length - 1)) == 0;
+  if (!LaneFft<float>::Supports(length) || length > kMaxLength) return false;
+  if (lines * 2 >= lanes) return true;                    // at least half of the lanes work
+  if (!power_of_two) return length <= 4 * kCachedLength;  // against Bluestein
+  return length <= kCachedLength && lines * 8 >= lanes;
+}
 
-// LaneFft's plans for `plan`, or null where Eigen should run it: a length
-// with a prime factor above 7, or so few lines along the last axis that
-// fewer than an eighth of the lanes would work, for a power-of-two length
-// or a long one (Eigen's radix-2 code vectorizes within the line: one
-// 65536-point line 1.5 ms against LaneFft's 8.2; two 4096-point lines
-// 0.19 against 0.22).
+// LaneFft's plans for `plan`, or null where Eigen should run it (any of
+// its axes fails LaneFftPays; the lines of the last axis decide for all).
 std::shared_ptr<const LaneFftPlans> MakeLanePlans(const FftPlan& plan) {
   int64_t lines = plan.batch;
   for (size_t d = 0; d + 1 < plan.lengths.size(); ++d) lines *= plan.lengths[d];
   const int lanes = plan.is_f64 ? LaneFft<double>::kLanes : LaneFft<float>::kLanes;
-  const int64_t last = plan.lengths.back();
-  const bool power_of_two = (last & (last - 1)) == 0;
-  if (lines * 8 < lanes && (power_of_two || last > kLoneLineLength)) return nullptr;
+  for (int64_t length : plan.lengths) {
+    if (!LaneFftPays(lines, length, lanes)) return nullptr;
+  }
   auto plans = std::make_shared<LaneFftPlans>();
   for (int64_t length : plan.lengths) {
-    if (!LaneFft<float>::Supports(length)) return nullptr;
     if (plan.is_f64) {
       plans->f64.emplace_back(length);
     } else {

@@ -76,8 +76,11 @@ bool IsSupportedPair(PrimitiveType type, PrimitiveType output_type) {
   if (IsIntegerDotPair(type, output_type)) return true;
   if (type == output_type) {
     return type == F32 || type == F64 || type == S32 || type == F16 || type == BF16 ||
-           type == C64 || type == C128 || type == S64 || type == U64;
+           type == C64 || type == C128 || type == S64 || type == U64 || IsFloat8Type(type);
   }
+  // Float8 operands are widened like the 16-bit floats (into f32, or
+  // rounded back into their own type).
+  if (IsFloat8Type(type)) return output_type == F32;
   return (type == F16 || type == BF16) && output_type == F32;
 }
 
@@ -596,10 +599,10 @@ int64_t DotScratchBytes(const DotShape& shape) {
         return 4 * (operands + (in_place ? 0 : result));
     }
   }
-  if (shape.type != F16 && shape.type != BF16) return 0;
+  if (shape.type != F16 && shape.type != BF16 && !IsFloat8Type(shape.type)) return 0;
   // 4-byte elements: the operands widened to f32, and an f32 product to
-  // round into a 16-bit result.
-  const bool narrows = shape.output_type == F16 || shape.output_type == BF16;
+  // round into a 16- or 8-bit result.
+  const bool narrows = shape.output_type != F32;
   return 4 * (operands + (narrows ? result : 0));
 }
 
@@ -858,7 +861,24 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
       return absl::OkStatus();
     }
     default:
-      return absl::InternalError("unreachable dot type");
+      if (!IsFloat8Type(shape.type)) return absl::InternalError("unreachable dot type");
+      // As the 16-bit floats: widened, multiplied in f32, rounded back.
+      return DispatchElementType(shape.type, [&]<typename T>() -> absl::Status {
+        if constexpr (!kIsFloat8<T>) {
+          return absl::InternalError("unreachable dot type");
+        } else {
+          std::unique_ptr<float[]> owned;
+          const Widened<float> w =
+              WidenOperands<T>(a, b, g, ScratchFor<float>(shape, scratch, &owned), pool);
+          if (shape.output_type == F32) {
+            BatchedGemm<float>(WithDenseOperands(g), w.a, w.b, static_cast<float*>(out), pool);
+          } else {
+            BatchedGemm<float>(WithDenseResult(g), w.a, w.b, w.end, pool);
+            Narrow<T>(w.end, g, out, pool);
+          }
+          return absl::OkStatus();
+        }
+      });
   }
 }
 

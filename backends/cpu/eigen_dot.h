@@ -63,7 +63,8 @@ struct DotShape {
   // Element type of both operands, and of the result.  Supported pairs:
   // F32->F32, F64->F64, S32->S32 (wrapping, like the evaluator), F16->F16,
   // BF16->BF16, F16->F32, BF16->F32 (16-bit operands are widened to f32 and
-  // accumulated in f32; a 16-bit result is rounded once at the end), S8->S32
+  // accumulated in f32; a 16-bit result is rounded once at the end), F8*->F8*
+  // and F8*->F32 (likewise), S8->S32
   // (widened to s32, wrapping; quantized matmuls' preferred_element_type),
   // C64->C64 and C128->C128 (four real GEMMs over the split parts).
   PrimitiveType type = F32;
@@ -129,7 +130,7 @@ struct DotShape {
 // equal to batch).
 absl::Status CheckDotShape(const DotShape& shape);
 
-// Bytes of scratch RunDot needs for `shape`: nonzero only for F16/BF16
+// Bytes of scratch RunDot needs for `shape`: nonzero only for F8*/F16/BF16
 // (the operands, and a 16-bit result, widened to dense f32 matrices; an
 // f32 result is written in place with its strides).
 int64_t DotScratchBytes(const DotShape& shape);

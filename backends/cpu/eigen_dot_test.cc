@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -124,6 +125,10 @@ Tolerance ToleranceFor(const DotShape& shape) {
   }
   if (shape.output_type == F16) tol.result = std::ldexp(1.0, -10);
   if (shape.output_type == BF16) tol.result = std::ldexp(1.0, -7);
+  if (std::optional<FloatFormat> format = FloatFormatOf(shape.output_type);
+      format && IsFloat8Type(shape.output_type)) {
+    tol.result = std::ldexp(1.0, -format->mantissa_bits);
+  }
   return tol;
 }
 
@@ -314,6 +319,11 @@ TEST(EigenDotTest, ElementTypes) {
   CheckDot(DotModule("bf16[67,129]{1,0}", "bf16[129,71]{1,0}", "f32[67,71]{0,1}",
                      "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
            &pool);
+  // float8 (scaled fp8 matmuls): into f32, and rounded back into float8.
+  CheckDot(DotModule("f8e4m3fn[67,129]{1,0}", "f8e4m3fn[129,71]{0,1}", "f32[67,71]{1,0}",
+                     "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+           &pool);
+  CheckDot(MatMul("f8e5m2", 67, 71, 129), &pool);
   // s8 x s8 -> s32 (quantized matmuls), plain and batched with a transposed
   // operand and a column-major result.
   CheckDot(DotModule("s8[67,129]{1,0}", "s8[129,71]{1,0}", "s32[67,71]{1,0}",

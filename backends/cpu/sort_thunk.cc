@@ -66,9 +66,11 @@ void MergeSort(std::vector<int64_t>* order, std::vector<int64_t>* buffer, Less&&
 // OrderKey).
 template <typename T>
 int64_t OrderKey(T value) {
-  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
-    const int16_t bits = static_cast<int16_t>(value.bits);
-    return bits < 0 ? static_cast<int16_t>(bits ^ 0x7fff) : bits;
+  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16> || kIsFloat8<T>) {
+    using Signed = std::make_signed_t<decltype(value.bits)>;
+    const Signed bits = static_cast<Signed>(value.bits);
+    constexpr Signed kMagnitude = std::numeric_limits<Signed>::max();
+    return bits < 0 ? static_cast<Signed>(bits ^ kMagnitude) : bits;
   } else if constexpr (std::is_same_v<T, float>) {
     const int32_t bits = std::bit_cast<int32_t>(value);
     return bits < 0 ? (bits ^ 0x7fffffff) : bits;

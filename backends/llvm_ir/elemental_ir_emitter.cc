@@ -315,7 +315,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitIntegerOp(
 }
 
 // ---------------------------------------------------------------------------
-// Floats: computed in f32 for F16/BF16, rounded once at the end.
+// Floats: computed in f32 for F8*/F16/BF16, rounded once at the end.
 
 absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitFloatOp(
     const HloInstruction& hlo, PrimitiveType type, absl::Span<llvm::Value* const> operands) {
@@ -431,7 +431,9 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitCompare(const HloInstructio
       const int width = BitWidth(type);
       llvm::Type* bits_type = b_->getIntNTy(width);
       auto key = [&](llvm::Value* value) {
-        llvm::Value* bits = type == BF16 ? value : b_->CreateBitCast(value, bits_type);
+        // BF16 and F8* values are their bits already.
+        llvm::Value* bits =
+            value->getType()->isIntegerTy() ? value : b_->CreateBitCast(value, bits_type);
         llvm::Value* flipped =
             b_->CreateXor(bits, llvm::ConstantInt::get(bits_type, llvm::APInt::getSignedMaxValue(width)));
         return b_->CreateSelect(b_->CreateICmpSLT(bits, llvm::ConstantInt::get(bits_type, 0)),

@@ -5,15 +5,15 @@
 //  - integers wrap; x / 0 is -1 (all bits), x % 0 is x, INT_MIN / -1 is
 //    INT_MIN, INT_MIN % -1 is 0; shifts by >= the bit width give 0 or the
 //    sign fill; integer power squares and multiplies;
-//  - F16 and BF16 compute in f32 and round once to the 16-bit type;
+//  - F8*, F16 and BF16 compute in f32 and round once to their type;
 //  - maximum/minimum propagate NaN and order -0 < +0;
 //  - convert saturates float -> int (NaN -> 0), and narrows to f16/bf16
 //    with a single correct rounding (through a round-to-odd f32);
 //  - compare is IEEE, or a total order on the bits for TOTALORDER;
 //  - complex arithmetic follows C99 Annex G as libgcc and glibc do it.
 //
-// Values in IR (see IrValueType): PRED is i1, BF16 is its i16 bits, F16 is
-// `half`, C64/C128 are {re, im} structs.
+// Values in IR (see IrValueType): PRED is i1, BF16 is its i16 bits, F8* its
+// i8 bits, F16 is `half`, C64/C128 are {re, im} structs.
 //
 // The transcendental functions go through one virtual hook,
 // EmitMathFunction, that by default calls the C library (or the LLVM
@@ -126,6 +126,10 @@ class ElementalIrEmitter {
   llvm::Value* ToCompute(llvm::Value* value, PrimitiveType type);
   llvm::Value* FromCompute(llvm::Value* value, PrimitiveType type);
   llvm::Value* FloatToBf16(llvm::Value* value);
+  // An F8* value's i8 bits to f32 (exact) and f32 to them (to nearest
+  // even), as float8.h defines them.
+  llvm::Value* Float8ToFloat(llvm::Value* value, const FloatFormat& format);
+  llvm::Value* FloatToFloat8(llvm::Value* value, const FloatFormat& format);
   llvm::Value* FloatMax(llvm::Value* a, llvm::Value* b);
   llvm::Value* FloatMin(llvm::Value* a, llvm::Value* b);
   llvm::Value* FloatMaxMin(llvm::Value* a, llvm::Value* b, bool is_max);

@@ -2,6 +2,7 @@
 // from their f32 compute type, convert between all element types (as
 // Literal::Convert does it), bitcast-convert, and reduce-precision (as
 // evaluator_convert.cc does it).
+#include <cmath>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -16,7 +17,7 @@ namespace llvm_ir {
 
 namespace {
 
-bool IsSmallFloat(PrimitiveType type) { return type == F16 || type == BF16; }
+bool IsSmallFloat(PrimitiveType type) { return type == F16 || type == BF16 || IsFloat8Type(type); }
 
 }  // namespace
 
@@ -38,7 +39,105 @@ llvm::Value* ElementalIrEmitter::ToCompute(llvm::Value* value, PrimitiveType typ
     llvm::Value* bits = b_->CreateShl(b_->CreateZExt(value, b_->getInt32Ty()), 16);
     return b_->CreateBitCast(bits, b_->getFloatTy());
   }
+  if (IsFloat8Type(type)) return Float8ToFloat(value, *FloatFormatOf(type));
   return value;
+}
+
+// float8::ToFloat: the fields moved into a float's, subnormals scaled from
+// their mantissa; the format's specials as selects.
+llvm::Value* ElementalIrEmitter::Float8ToFloat(llvm::Value* value, const FloatFormat& format) {
+  using Specials = FloatFormat::Specials;
+  const int m_bits = format.mantissa_bits, e_bits = format.exponent_bits;
+  llvm::Type* i32 = b_->getInt32Ty();
+  auto constant = [&](uint32_t v) { return llvm::ConstantInt::get(i32, v); };
+  llvm::Value* bits = b_->CreateZExt(value, i32);
+  llvm::Value* sign = b_->CreateShl(b_->CreateAnd(bits, constant(0x80)), 24);
+  llvm::Value* exponent = b_->CreateAnd(b_->CreateLShr(bits, m_bits), constant((1u << e_bits) - 1));
+  llvm::Value* mantissa = b_->CreateAnd(bits, constant((1u << m_bits) - 1));
+  llvm::Value* mantissa_field = b_->CreateShl(mantissa, 23 - m_bits);
+  llvm::Value* normal = b_->CreateOr(
+      sign, b_->CreateOr(b_->CreateShl(b_->CreateAdd(exponent, constant(127 - format.bias)), 23),
+                         mantissa_field));
+  llvm::Value* subnormal_magnitude = b_->CreateFMul(
+      b_->CreateUIToFP(mantissa, b_->getFloatTy()),
+      llvm::ConstantFP::get(b_->getFloatTy(), std::ldexp(1.0, 1 - format.bias - m_bits)));
+  llvm::Value* subnormal = b_->CreateOr(sign, b_->CreateBitCast(subnormal_magnitude, i32));
+  llvm::Value* result =
+      b_->CreateSelect(b_->CreateICmpEQ(exponent, constant(0)), subnormal, normal);
+  switch (format.specials) {
+    case Specials::kIeee: {
+      llvm::Value* special =
+          b_->CreateOr(sign, b_->CreateOr(constant(0x7f800000u), mantissa_field));
+      result = b_->CreateSelect(b_->CreateICmpEQ(exponent, constant((1u << e_bits) - 1)), special,
+                                result);
+      break;
+    }
+    case Specials::kFiniteNan:
+      result =
+          b_->CreateSelect(b_->CreateICmpEQ(b_->CreateAnd(bits, constant(0x7f)), constant(0x7f)),
+                           b_->CreateOr(sign, constant(0x7fc00000u)), result);
+      break;
+    case Specials::kFiniteUnsignedZero:
+      result =
+          b_->CreateSelect(b_->CreateICmpEQ(bits, constant(0x80)), constant(0x7fc00000u), result);
+      break;
+  }
+  return b_->CreateBitCast(result, b_->getFloatTy());
+}
+
+// float8::FromFloat: below the smallest normal, the nearest multiple of the
+// smallest subnormal; above, the mantissa rounded on the bits (a carry
+// moves into the exponent) and the exponent rebiased; past the largest
+// finite value infinity or NaN; NaN kept a NaN; FNUZ's zero unsigned.
+llvm::Value* ElementalIrEmitter::FloatToFloat8(llvm::Value* value, const FloatFormat& format) {
+  using Specials = FloatFormat::Specials;
+  const int m_bits = format.mantissa_bits, e_bits = format.exponent_bits;
+  llvm::Type* i32 = b_->getInt32Ty();
+  llvm::Type* i8 = b_->getInt8Ty();
+  auto constant = [&](uint32_t v) { return llvm::ConstantInt::get(i32, v); };
+  const uint32_t infinity = ((1u << e_bits) - 1) << m_bits;
+  const uint32_t max_finite = format.specials == Specials::kIeee        ? infinity - 1
+                              : format.specials == Specials::kFiniteNan ? 0x7e
+                                                                        : 0x7f;
+  llvm::Value* u = b_->CreateBitCast(value, i32);
+  llvm::Value* sign = b_->CreateLShr(u, 31);
+  llvm::Value* abs = b_->CreateAnd(u, constant(0x7fffffffu));
+  llvm::Value* scaled = b_->CreateFMul(
+      b_->CreateBitCast(abs, b_->getFloatTy()),
+      llvm::ConstantFP::get(b_->getFloatTy(), std::ldexp(1.0, format.bias - 1 + m_bits)));
+  llvm::Value* subnormal_code =
+      b_->CreateFPToUI(b_->CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, scaled), i32);
+  const int shift = 23 - m_bits;
+  llvm::Value* rounded = b_->CreateAdd(b_->CreateAdd(abs, constant((1u << (shift - 1)) - 1)),
+                                       b_->CreateAnd(b_->CreateLShr(abs, shift), constant(1)));
+  llvm::Value* normal_code = b_->CreateSub(
+      b_->CreateLShr(rounded, shift), constant(static_cast<uint32_t>(127 - format.bias) << m_bits));
+  llvm::Value* code = b_->CreateSelect(
+      b_->CreateICmpULT(abs, constant(static_cast<uint32_t>(128 - format.bias) << 23)),
+      subnormal_code, normal_code);
+  llvm::Value* nan = nullptr;
+  switch (format.specials) {
+    case Specials::kIeee:
+      nan = b_->CreateOr(b_->CreateShl(sign, 7), constant(infinity | (1u << (m_bits - 1))));
+      break;
+    case Specials::kFiniteNan:
+      nan = b_->CreateOr(b_->CreateShl(sign, 7), constant(0x7f));
+      break;
+    case Specials::kFiniteUnsignedZero:
+      nan = constant(0x80);
+      break;
+  }
+  llvm::Value* overflows = b_->CreateICmpUGT(code, constant(max_finite));
+  llvm::Value* result = b_->CreateOr(b_->CreateShl(sign, 7), code);
+  if (format.specials == Specials::kFiniteUnsignedZero) {
+    result = b_->CreateSelect(b_->CreateICmpEQ(code, constant(0)), constant(0), result);
+  }
+  llvm::Value* overflow_value = format.specials == Specials::kIeee
+                                    ? b_->CreateOr(b_->CreateShl(sign, 7), constant(infinity))
+                                    : nan;
+  result = b_->CreateSelect(overflows, overflow_value, result);
+  result = b_->CreateSelect(b_->CreateICmpUGT(abs, constant(0x7f800000u)), nan, result);
+  return b_->CreateTrunc(result, i8);
 }
 
 // bfloat16::FromFloat: round to nearest even on the bits; a NaN keeps its
@@ -57,6 +156,7 @@ llvm::Value* ElementalIrEmitter::FloatToBf16(llvm::Value* value) {
 llvm::Value* ElementalIrEmitter::FromCompute(llvm::Value* value, PrimitiveType type) {
   if (type == F16) return b_->CreateFPTrunc(value, b_->getHalfTy());  // round to nearest even
   if (type == BF16) return FloatToBf16(value);
+  if (IsFloat8Type(type)) return FloatToFloat8(value, *FloatFormatOf(type));
   return value;
 }
 
@@ -279,6 +379,12 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitReducePrecision(llvm::Value
                                                                      PrimitiveType type,
                                                                      int exponent_bits,
                                                                      int mantissa_bits) {
+  if (IsFloat8Type(type)) {
+    // On the float value, as the evaluator does (float8 values are floats).
+    TS_ASSIGN_OR_RETURN(llvm::Value * reduced, EmitReducePrecision(ToCompute(value, type), F32,
+                                                                   exponent_bits, mantissa_bits));
+    return FromCompute(reduced, type);
+  }
   int src_mantissa, src_exponent;
   switch (type) {
     case F16: src_mantissa = 10, src_exponent = 5; break;

@@ -5,6 +5,7 @@
 // must reject it too; otherwise the results must be identical bit for bit
 // (the transcendental functions call the same C library as the evaluator,
 // so they are exact too).
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -26,8 +27,12 @@ using test::UnaryInputs;
 
 constexpr int64_t kRandomCount = 512;
 
-const std::vector<PrimitiveType> kAllTypes = {PRED, S8,  S16, S32, S64, U8,  U16, U32,
-                                              U64,  F16, BF16, F32, F64, C64, C128};
+// Two of the float8 formats (one with infinities, one finite); the others
+// are converted to and from the wider types in Float8ConvertTest.
+const std::vector<PrimitiveType> kAllTypes = {PRED, S8,   S16, S32, S64, U8,   U16,    U32,     U64,
+                                              F16,  BF16, F32, F64, C64, C128, F8E5M2, F8E4M3FN};
+const std::vector<PrimitiveType> kFloat8Types = {F8E5M2,     F8E4M3,     F8E3M4,       F8E4M3FN,
+                                                 F8E4M3FNUZ, F8E5M2FNUZ, F8E4M3B11FNUZ};
 
 std::string TypeName(PrimitiveType type) { return std::string(PrimitiveTypeName(type)); }
 
@@ -244,6 +249,29 @@ INSTANTIATE_TEST_SUITE_P(
       return absl::StrCat(TypeName(std::get<0>(info.param)), "_to_", TypeName(std::get<1>(info.param)));
     });
 
+// Each float8 format to and from the wider floats, an integer and pred,
+// and to each other (through f32, exactly once rounded), on every encoding
+// and on random values of the wider types.
+std::vector<std::tuple<PrimitiveType, PrimitiveType>> Float8Pairs() {
+  std::vector<std::tuple<PrimitiveType, PrimitiveType>> pairs;
+  for (PrimitiveType f8 : kFloat8Types) {
+    for (PrimitiveType other : {PRED, S32, U8, F16, BF16, F32, F64, F8E4M3FNUZ, F8E3M4}) {
+      for (auto pair : {std::make_tuple(f8, other), std::make_tuple(other, f8)}) {
+        if (other != f8 && std::find(pairs.begin(), pairs.end(), pair) == pairs.end()) {
+          pairs.push_back(pair);
+        }
+      }
+    }
+  }
+  return pairs;
+}
+
+INSTANTIATE_TEST_SUITE_P(Float8, ConvertTest, ::testing::ValuesIn(Float8Pairs()),
+                         [](const auto& info) {
+                           return absl::StrCat(TypeName(std::get<0>(info.param)), "_to_",
+                                               TypeName(std::get<1>(info.param)));
+                         });
+
 class BitcastConvertTest
     : public ::testing::TestWithParam<std::tuple<PrimitiveType, PrimitiveType>> {};
 
@@ -339,7 +367,8 @@ TEST_P(ReducePrecisionTest, MatchesEvaluator) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(FloatTypes, ReducePrecisionTest, ::testing::Values(F16, BF16, F32, F64),
+INSTANTIATE_TEST_SUITE_P(FloatTypes, ReducePrecisionTest,
+                         ::testing::Values(F16, BF16, F32, F64, F8E4M3FNUZ, F8E5M2),
                          [](const auto& info) { return TypeName(info.param); });
 
 }  // namespace

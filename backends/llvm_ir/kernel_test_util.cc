@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -90,6 +91,14 @@ Literal FloatEdges(PrimitiveType type) {
   return out;
 }
 
+// Every encoding of an F8* type.
+Literal AllFloat8Encodings(PrimitiveType type) {
+  Literal out(Shape::MakeArrayWithDescendingLayout(type, {256}));
+  auto* data = static_cast<uint8_t*>(out.untyped_data());
+  for (int b = 0; b < 256; ++b) data[b] = static_cast<uint8_t>(b);
+  return out;
+}
+
 Literal ComplexEdges(PrimitiveType type) {
   const std::vector<double> parts = {0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -1e30, 1e-40,
                                      std::numeric_limits<double>::infinity(),
@@ -122,7 +131,8 @@ Literal EdgeValues(PrimitiveType type) {
     case F64: return FloatEdges(type);
     case C64:
     case C128: return ComplexEdges(type);
-    default: return Literal();
+    default:
+      return IsFloat8Type(type) ? AllFloat8Encodings(type) : Literal();
   }
 }
 
@@ -243,8 +253,20 @@ bool IsNanBits(uint64_t bits, PrimitiveType type) {
     case BF16: return (bits & 0x7fff) > 0x7f80;
     case F32: return (bits & 0x7fffffff) > 0x7f800000;
     case F64: return (bits & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
-    default: return false;
+    default:
+      break;
   }
+  if (std::optional<FloatFormat> format = FloatFormatOf(type); format && IsFloat8Type(type)) {
+    switch (format->specials) {
+      case FloatFormat::Specials::kFiniteUnsignedZero:
+        return bits == 0x80;
+      case FloatFormat::Specials::kFiniteNan:
+        return (bits & 0x7f) == 0x7f;
+      case FloatFormat::Specials::kIeee:
+        return (bits & 0x7f) > (((1u << format->exponent_bits) - 1) << format->mantissa_bits);
+    }
+  }
+  return false;
 }
 
 // Whether two floats of `type` (given as bits) match under `tolerance`.

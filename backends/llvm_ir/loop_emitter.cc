@@ -26,7 +26,14 @@ absl::StatusOr<llvm::Type*> IrValueType(PrimitiveType type, llvm::LLVMContext& c
   switch (type) {
     case PRED: return llvm::Type::getInt1Ty(context);
     case S8:
-    case U8: return llvm::Type::getInt8Ty(context);
+    case U8:
+    case F8E5M2:
+    case F8E4M3:
+    case F8E3M4:
+    case F8E4M3FN:
+    case F8E4M3FNUZ:
+    case F8E5M2FNUZ:
+    case F8E4M3B11FNUZ: return llvm::Type::getInt8Ty(context);
     case S16:
     case U16:
     case BF16: return llvm::Type::getInt16Ty(context);

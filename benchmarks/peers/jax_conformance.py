@@ -18,6 +18,7 @@ see f32 rounding against the f64 tolerance.  jax_enable_x64 is on, so 64-bit
 types are exercised.
 """
 import argparse
+import functools
 import os
 import re
 import subprocess
@@ -351,6 +352,102 @@ PROGRAMS = {
  "cross": (lambda a, c: jnp.cross(a, c), [f32(10, 3), f32(10, 3)]),
  "unravel": (lambda i: jnp.unravel_index(i, (4, 5, 6)), [rng.integers(0, 120, 15).astype(np.int32)]),
  "ravel_multi": (lambda i, j: jnp.ravel_multi_index((i, j), (7, 9), mode="clip"), [rng.integers(-2, 9, 12).astype(np.int32), rng.integers(-2, 11, 12).astype(np.int32)]),
+ # Narrow float types, mixed-type convolutions and dots.
+ "f8_roundtrip": (lambda x: (x.astype(jnp.float8_e4m3fn).astype(jnp.float32), x.astype(jnp.float8_e5m2).astype(jnp.float32)), [f32(40) * 30]),
+ "f8_all_formats": (lambda x: tuple(x.astype(t).astype(jnp.float32) for t in (jnp.float8_e5m2, jnp.float8_e4m3fn, jnp.float8_e4m3fnuz, jnp.float8_e5m2fnuz, jnp.float8_e4m3b11fnuz)), [np.concatenate([f32(200) * 100, f32(200) * 1e-3, np.array([np.inf, -np.inf, np.nan, 0, -0.0, 1e6, 448, 464, 465, 57344, 61440], np.float32)])]),
+ "f8_matmul_scaled": (lambda x, w: lax.dot(x.astype(jnp.float8_e4m3fn), w.astype(jnp.float8_e4m3fn), preferred_element_type=jnp.float32), [f32(16, 32), f32(32, 8)]),
+ "f8_e5m2_grad_cast": (lambda x: (jnp.tanh(x.astype(jnp.float8_e5m2).astype(jnp.float32)) * 3).astype(jnp.float8_e5m2).astype(jnp.bfloat16).astype(jnp.float32), [f32(64)]),
+ "f8_arith": (lambda x, y: (x.astype(jnp.float8_e4m3fn) * y.astype(jnp.float8_e4m3fn)).astype(jnp.float32), [f32(30), f32(30)]),
+ "conv_bf16": (lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME").astype(jnp.float32), [bf(2, 3, 9, 9), bf(4, 3, 3, 3)]),
+ "conv_f16": (lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME").astype(jnp.float32), [f16(1, 4, 8, 8), f16(5, 4, 3, 3) * 0.3]),
+ "conv_bf16_pref": (lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "VALID", preferred_element_type=jnp.float32), [bf(2, 3, 9, 9), bf(4, 3, 3, 3)]),
+ "conv_int": (lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME"), [i32(1, 2, 7, 7), i32(3, 2, 3, 3)]),
+ "conv_f64_depthwise": (lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME", feature_group_count=4), [f64(2, 4, 6, 6), f64(4, 1, 3, 3)]),
+ "conv_lhs_dilation": (lambda x, w: lax.conv_general_dilated(x, w, (1, 1), [(2, 2), (1, 1)], lhs_dilation=(2, 3)), [f32(2, 3, 5, 6), f32(4, 3, 3, 2)]),
+ "conv_1d_grad": (jax.grad(lambda w, x: jnp.sum(lax.conv_general_dilated(x, w, (2,), "SAME", rhs_dilation=(2,)) ** 2)), [f32(4, 3, 5), f32(2, 3, 31)]),
+ "dot_bf16_pref": (lambda a, c: lax.dot(a, c, preferred_element_type=jnp.float32), [bf(16, 40), bf(40, 12)]),
+ "dot_general_odd_dims": (lambda a, c: lax.dot_general(a, c, (((0,), (2,)), ((2,), (0,)))), [f32(5, 4, 3), f32(3, 6, 5)]),
+ "einsum_3": (lambda a, c, d: jnp.einsum("ij,jk,kl->il", a, c, d), [f32(5, 6), f32(6, 7), f32(7, 3)]),
+ "einsum_batch_mid": (lambda a, c: jnp.einsum("ibj,jbk->bik", a, c), [f32(4, 3, 5), f32(5, 3, 6)]),
+ "dot_f64_big": (lambda a, c: a @ c, [f64(130, 70), f64(70, 90)]),
+ "dot_i8_i32_pref": (lambda a, c: lax.dot(a, c, preferred_element_type=jnp.int32), [rng.integers(-128, 127, (20, 300)).astype(np.int8), rng.integers(-128, 127, (300, 9)).astype(np.int8)]),
+ # Pooling, resizing, windows.
+ "maxpool_bf16": (lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID").astype(jnp.float32), [bf(2, 8, 8, 3)]),
+ "avgpool_f16": (lambda x: (lax.reduce_window(x, 0.0, lax.add, (1, 3, 3, 1), (1, 1, 1, 1), "SAME") / 9).astype(jnp.float32), [f16(1, 7, 7, 2)]),
+ "reduce_window_base_dil": (lambda x: lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 1), "VALID", base_dilation=(2, 1)), [f32(5, 6)]),
+ "reduce_window_int": (lambda x: lax.reduce_window(x, 0, lax.add, (3,), (2,), "SAME"), [i32(20)]),
+ "resize_bilinear": (lambda x: jax.image.resize(x, (2, 13, 11, 3), "bilinear"), [f32(2, 6, 5, 3)]),
+ "resize_nearest": (lambda x: jax.image.resize(x, (9, 7), "nearest"), [f32(4, 3)]),
+ "resize_cubic_down": (lambda x: jax.image.resize(x, (5, 4), "cubic"), [f32(16, 12)]),
+ # Scatter and gather variants.
+ "scatter_unique": (lambda a, u: a.at[jnp.array([1, 4, 7])].set(u, unique_indices=True, indices_are_sorted=True), [f32(10), f32(3)]),
+ "scatter_apply": (lambda a, i: a.at[i].apply(jnp.sin), [f32(12), rng.integers(0, 12, 5).astype(np.int32)]),
+ "scatter_3d_window": (lambda a, i, u: a.at[:, i, 1:3].add(u), [f32(3, 8, 5), rng.integers(0, 8, 4).astype(np.int32), f32(3, 4, 2)]),
+ "gather_strided": (lambda a, i: a[:, i, ::2], [f32(3, 8, 9), rng.integers(0, 8, 5).astype(np.int32)]),
+ "scatter_int_dups": (lambda a, i: a.at[i].add(1), [i32(10), rng.integers(0, 10, 40).astype(np.int32)]),
+ "scatter_bf16": (lambda a, i, u: a.at[i].add(u).astype(jnp.float32), [bf(10), rng.integers(0, 10, 6).astype(np.int32), bf(6)]),
+ "dus_u8": (lambda a, u, i: lax.dynamic_update_slice(a, u, (i,)), [u8(20), u8(5), np.int32(17)]),
+ "gather_u64": (lambda a, i: a[i], [u64(30), rng.integers(0, 30, 12).astype(np.int32)]),
+ # Sorting and selection over more types.
+ "sort_bf16": (lambda x: jnp.sort(x).astype(jnp.float32), [bf(40)]),
+ "sort_u64_desc": (lambda x: jnp.sort(x)[::-1], [u64(33)]),
+ "sort_i8_axis0": (lambda x: jnp.sort(x, axis=0), [rng.integers(-128, 127, (20, 3)).astype(np.int8)]),
+ "argmax_bf16": (lambda x: jnp.argmax(x, axis=1), [bf(6, 40)]),
+ "argmin_3d_axis0": (lambda x: jnp.argmin(x, axis=0), [f32(7, 4, 5)]),
+ "top_k_int": (lambda x: lax.top_k(x, 4), [i32(3, 30, hi=1000)]),
+ "approx_max_k": (lambda x: lax.approx_max_k(x, 5)[0], [f32(4, 100)]),
+ "isin_setdiff": (lambda a, c: (jnp.isin(a, c), jnp.setdiff1d(a, c, size=10, fill_value=-1)), [i32(20), i32(8)]),
+ # Reductions over more types and shapes.
+ "reduce_f16_long": (lambda x: jnp.sum(x, dtype=jnp.float32), [f16(5000)]),
+ "mean_bf16_big": (lambda x: jnp.mean(x, axis=0).astype(jnp.float32), [bf(2000, 4)]),
+ "reduce_xor_and": (lambda x: (lax.reduce_xor_p.bind(x, axes=(0,)), lax.reduce_and_p.bind(x > 0, axes=(1,))), [i32(6, 7, hi=1000)]),
+ "multi_reduce": (lambda x: lax.reduce((x, x), (jnp.float32(0), jnp.float32(-jnp.inf)), lambda a, c: (a[0] + c[0], jnp.maximum(a[1], c[1])), (1,)), [f32(5, 9)]),
+ "cumsum_bf16": (lambda x: jnp.cumsum(x, axis=0).astype(jnp.float32), [bf(50, 3)]),
+ "cumprod_int": (lambda x: jnp.cumprod(x, axis=1), [i32(4, 12, hi=3)]),
+ # Control flow.
+ "while_data_dep": (lambda x: lax.while_loop(lambda s: s[1].sum() < 100.0, lambda s: (s[0] + 1, s[1] * 1.5 + 0.1), (0, jnp.abs(x)))[0], [f32(6)]),
+ "nested_while": (lambda x: lax.fori_loop(0, 3, lambda i, s: lax.fori_loop(0, i + 1, lambda j, t: t * 1.1 + j, s), x), [f32(4)]),
+ "scan_cond": (lambda xs: lax.scan(lambda c, x: (lax.cond(x > 0, lambda v: v + x, lambda v: v * 0.5, c), c), jnp.float32(0), xs), [f32(15)]),
+ "return_param_twice": (lambda x: (x, x, x * 2), [f32(5)]),
+ "return_constant": (lambda x: (jnp.arange(6.0), x), [f32(3)]),
+ # Random numbers (threefry and rbg).
+ "random_normal": (lambda k: jax.random.normal(jax.random.wrap_key_data(k), (5, 6)), [np.array([0, 3], np.uint32)]),
+ "random_gamma": (lambda k: jax.random.gamma(jax.random.wrap_key_data(k), jnp.array([0.5, 1.0, 3.0]), (4, 3)), [np.array([1, 3], np.uint32)]),
+ "random_split_fold": (lambda k: jax.random.key_data(jax.random.fold_in(jax.random.split(jax.random.wrap_key_data(k), 3)[1], 7)), [np.array([2, 5], np.uint32)]),
+ "random_truncnorm": (lambda k: jax.random.truncated_normal(jax.random.wrap_key_data(k), -1.0, 1.0, (10,)), [np.array([4, 4], np.uint32)]),
+ "rbg_uniform": (lambda k: jax.random.uniform(jax.random.wrap_key_data(k, impl="rbg"), (3, 4)), [np.array([1, 2, 3, 4], np.uint32)]),
+ # Special functions and activations.
+ "special_misc": (lambda x: (jax.scipy.special.ndtri(jax.nn.sigmoid(x)), jax.scipy.special.log_ndtr(x), jax.scipy.special.xlogy(jnp.abs(x), jnp.abs(x) + 1), jax.scipy.special.erfc(x)), [f32(30)]),
+ "special_f64": (lambda x: (jax.scipy.special.gammaln(jnp.abs(x) + 0.1), jax.scipy.special.erfinv(jnp.tanh(x)), jax.scipy.special.i1e(x)), [f64(30)]),
+ "activations": (lambda x: (jax.nn.gelu(x, approximate=False), jax.nn.mish(x), jax.nn.selu(x), jax.nn.celu(x), jax.nn.log_sigmoid(x), jax.nn.relu6(x * 4), jax.nn.hard_tanh(x)), [f32(50) * 3]),
+ "softplus_large": (lambda x: jax.nn.softplus(x * 50), [f32(30)]),
+ "erf_big": (lambda x: lax.erf(x), [f32(256, 1024) * 2]),
+ "frexp_ldexp": (lambda x: (jnp.frexp(x)[0], jnp.frexp(x)[1], jnp.ldexp(x, 3)), [f32(20) * 100]),
+ "nextafter_f64": (lambda a, c: jnp.nextafter(a, c), [f64(10), f64(10)]),
+ # Conversions and integer edge cases.
+ "convert_u64_f32": (lambda x: (x.astype(jnp.float32), x.astype(jnp.float64), (x >> 20).astype(jnp.int8)), [rng.integers(0, 1 << 63, 20, dtype=np.uint64)]),
+ "convert_f64_u64": (lambda x: (jnp.abs(x * 1e15).astype(jnp.uint64), (x * 1e5).astype(jnp.int64), x.astype(jnp.float16)), [f64(20)]),
+ "abs_int_min": (lambda x: (jnp.abs(x), -x, jnp.sign(x)), [np.array([-2**31, -1, 0, 1, 2**31 - 1], np.int32)]),
+ "int_pow_neg_base": (lambda x: lax.integer_pow(x, 5), [i32(20, hi=80)]),
+ "u32_neg_div": (lambda a, c: (-a, a // jnp.maximum(c, 1), a % jnp.maximum(c, 1)), [rng.integers(0, 1 << 32, 20, dtype=np.uint64).astype(np.uint32), rng.integers(0, 1000, 20).astype(np.uint32)]),
+ "bool_ops": (lambda a, c: (~a, a ^ c, jnp.logical_and(a, c).sum(), lax.reduce_or_p.bind(a, axes=(0,))), [b(6, 7), b(6, 7)]),
+ # Shapes: layouts, odd transposes, big fusions.
+ "transpose_bf16_3d": (lambda x: jnp.transpose(x, (1, 2, 0)).astype(jnp.float32), [bf(5, 17, 33)]),
+ "transpose_c64": (lambda x: jnp.transpose(x, (2, 0, 1)) * 1j, [c64(3, 4, 5)]),
+ "slice_strided_3d": (lambda x: x[::2, 1::3, ::-2], [f32(9, 10, 11)]),
+ "pad_interior_int": (lambda x: lax.pad(x, jnp.int32(-1), [(1, 2, 2), (0, -1, 1)]), [i32(4, 5)]),
+ "concat_bool_u8": (lambda a, c, d: (jnp.concatenate([a, c]), jnp.concatenate([d, d[::-1]])), [b(5), b(3), u8(7)]),
+ "long_chain": (lambda x: functools.reduce(lambda v, k: jnp.sin(v) * 0.9 + jnp.cos(v * (1 + k % 3)) * 0.1, range(40), x), [f32(1000)]),
+ "select_piecewise": (lambda x: (jnp.select([x < -1, x > 1], [x * 2, x * 3], x), jnp.piecewise(x, [x < 0], [lambda v: -v, lambda v: v ** 2])), [f32(30)]),
+ # Linear algebra at moderate sizes.
+ "eigh_64_vectors": (lambda a: jnp.abs(jnp.linalg.eigh(a + a.T)[1][:, -1]), [f64(64, 64)]),
+ "svd_f64_40x30": (lambda a: jnp.linalg.svd(a, compute_uv=False), [f64(40, 30)]),
+ "qr_f64_complete": (lambda a: jnp.abs(jnp.linalg.qr(a, mode="complete")[1]), [f64(12, 7)]),
+ "cholesky_64": (lambda a: jnp.linalg.cholesky(a @ a.T + 64 * jnp.eye(64)), [f32(64, 64)]),
+ "solve_64": (lambda a, c: jnp.linalg.solve(a + 8 * jnp.eye(64), c), [f32(64, 64), f32(64, 3)]),
+ "pinv": (lambda a: jnp.linalg.pinv(a), [f64(6, 4)]),
+ "slogdet_f64": (lambda a: jnp.linalg.slogdet(a), [f64(4, 7, 7)]),
+ "fft_c128": (lambda a: (jnp.fft.ifft2(a), jnp.fft.rfft(a.real, axis=0)), [c64(6, 10).astype(np.complex128)]),
 }
 
 

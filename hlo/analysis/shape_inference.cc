@@ -38,25 +38,12 @@ std::tuple<bool, int, int, int, bool> PrecisionKey(PrimitiveType type) {
   const bool complex = IsComplexType(type);
   const PrimitiveType component = complex ? ComplexComponentType(type) : type;
   int exponent = -1, significand = -1;
-  switch (component) {
-    case F16:
-      exponent = 16;
-      significand = 11;
-      break;
-    case BF16:
-      exponent = 128;
-      significand = 8;
-      break;
-    case F32:
-      exponent = 128;
-      significand = 24;
-      break;
-    case F64:
-      exponent = 1024;
-      significand = 53;
-      break;
-    default:
-      break;
+  if (std::optional<FloatFormat> format = FloatFormatOf(component)) {
+    // numeric_limits' max_exponent (one past the largest exponent; the
+    // finite formats use the all-ones exponent too), then the digits.
+    exponent = (1 << format->exponent_bits) - 1 - format->bias +
+               (format->specials == FloatFormat::Specials::kIeee ? 0 : 1);
+    significand = format->mantissa_bits + 1;
   }
   return {complex, exponent, significand, BitWidth(component), IsSignedIntegralType(component)};
 }

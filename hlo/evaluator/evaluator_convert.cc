@@ -111,6 +111,11 @@ T ReducePrecisionValue(T value, int exponent_bits, int mantissa_bits) {
   } else if constexpr (std::is_same_v<T, bfloat16>) {
     return bfloat16::FromBits(ReducePrecisionBits<uint16_t, 7, 8>(value.bits, exponent_bits,
                                                                  mantissa_bits));
+  } else if constexpr (kIsFloat8<T>) {
+    // On the float value: every float8 value is a float, and the float's
+    // reduced value rounds back to T exactly where the reduced format is
+    // no wider than T's (and to nearest where it is).
+    return T(ReducePrecisionValue(static_cast<float>(value), exponent_bits, mantissa_bits));
   } else if constexpr (std::is_same_v<T, float>) {
     return std::bit_cast<float>(ReducePrecisionBits<uint32_t, 23, 8>(
         std::bit_cast<uint32_t>(value), exponent_bits, mantissa_bits));

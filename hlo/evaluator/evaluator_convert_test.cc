@@ -55,6 +55,29 @@ TEST(EvaluatorConvertTest, RoundsToSixteenBitFloats) {
               L("f32[2]", "{1.5, -inf}"));
 }
 
+TEST(EvaluatorConvertTest, Float8Types) {
+  // e4m3fn: no infinities (overflow is NaN), 464 ties down to 448; e5m2:
+  // overflow is inf; fnuz: no -0.
+  EXPECT_EVAL(EvaluateRoot("f8e4m3fn[6] convert(p0)",
+                           {L("f32[6]", "{464, 465, -0.3, inf, 0.0009765625, -0}")}),
+              L("f8e4m3fn[6]", "{448, nan, -0.3125, nan, 0, -0}"));
+  EXPECT_EVAL(EvaluateRoot("f8e5m2[3] convert(p0)", {L("f32[3]", "{61440, 61439, 1.1}")}),
+              L("f8e5m2[3]", "{inf, 57344, 1}"));
+  EXPECT_EVAL(EvaluateRoot("f8e4m3fnuz[2] convert(p0)", {L("f32[2]", "{-0, -0.0001}")}),
+              L("f8e4m3fnuz[2]", "{0, 0}"));
+  // f8 arithmetic in f32, rounded once (400 ties down to the even 384);
+  // f8 to f8 through f32 (exact).
+  EXPECT_EVAL(EvaluateRoot("f8e4m3fn[2] multiply(p0, p0)", {L("f8e4m3fn[2]", "{1.125, 20}")}),
+              L("f8e4m3fn[2]", "{1.25, 384}"));
+  EXPECT_EVAL(EvaluateRoot("f8e5m2[2] convert(p0)", {L("f8e4m3fn[2]", "{1.125, -448}")}),
+              L("f8e5m2[2]", "{1, -448}"));
+  EXPECT_EVAL(EvaluateRoot("bf16[1] convert(p0)", {L("f8e3m4[1]", "{15.5}")}),
+              L("bf16[1]", "{15.5}"));
+  // Printed as the shortest decimal that reads back.
+  EXPECT_EQ(L("f8e4m3b11fnuz[3]", "{0.1, -30, nan}").ToString(),
+            "f8e4m3b11fnuz[3]{0} {0.1, -30, nan}");
+}
+
 TEST(EvaluatorConvertTest, BitcastConvertSameWidth) {
   EXPECT_EVAL(EvaluateRoot("s32[3] bitcast-convert(p0)", {L("f32[3]", "{1, -0, 0}")}),
               L("s32[3]", "{1065353216, -2147483648, 0}"));

@@ -135,13 +135,14 @@ auto ImagPart(T x) {
 }
 
 template <typename T>
-constexpr bool kIsSmallFloat = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
+constexpr bool kIsSmallFloat =
+    std::is_same_v<T, half> || std::is_same_v<T, bfloat16> || kIsFloat8<T>;
 template <typename T>
 constexpr bool kIsFloat = kIsSmallFloat<T> || std::is_floating_point_v<T>;
 template <typename T>
 constexpr bool kIsInteger = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
-// The type arithmetic on T is done in: float for F16/BF16 (rounded back
+// The type arithmetic on T is done in: float for F8*/F16/BF16 (rounded back
 // once per op, as XLA does), T itself otherwise.
 template <typename T>
 using ComputeType = std::conditional_t<kIsSmallFloat<T>, float, T>;

@@ -4,6 +4,7 @@
 // which stays in bounds even when a comparator is not a strict weak order.
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <numeric>
 
 #include "hlo/evaluator/evaluator_internal.h"
@@ -106,8 +107,10 @@ absl::StatusOr<Literal> Sort(const HloInstruction& hlo, Operands operands) {
 template <typename T>
 auto OrderKey(T value) {
   if constexpr (kIsSmallFloat<T>) {
-    const int16_t bits = static_cast<int16_t>(value.bits);
-    return static_cast<int64_t>(bits < 0 ? static_cast<int16_t>(bits ^ 0x7fff) : bits);
+    using Signed = std::make_signed_t<decltype(value.bits)>;
+    const Signed bits = static_cast<Signed>(value.bits);
+    constexpr Signed kMagnitude = std::numeric_limits<Signed>::max();
+    return static_cast<int64_t>(bits < 0 ? static_cast<Signed>(bits ^ kMagnitude) : bits);
   } else if constexpr (std::is_same_v<T, float>) {
     const int32_t bits = std::bit_cast<int32_t>(value);
     return static_cast<int64_t>(bits < 0 ? (bits ^ 0x7fffffff) : bits);

@@ -24,7 +24,8 @@ namespace {
 template <typename T>
 constexpr bool kIsComplex = std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
 template <typename T>
-constexpr bool kIsSmallFloat = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
+constexpr bool kIsSmallFloat =
+    std::is_same_v<T, half> || std::is_same_v<T, bfloat16> || kIsFloat8<T>;
 
 // `x` as a float rounded to odd: truncated toward zero, with the lowest
 // mantissa bit set when that lost anything.  Rounding this float to
@@ -148,23 +149,30 @@ std::string NativeFloatToString(T value) {
 }
 
 // The shortest decimal that reads back (as a double, rounded once to T) to
-// the same 16-bit float.  For each precision the two decimals of that many
+// the same 8- or 16-bit float.  For each precision the two decimals of that many
 // digits around the value are the only candidates; the nearer one that
 // round-trips wins.  The result is printed as its double's shortest form,
 // which has exactly those digits.
 template <typename T>
 std::string SmallFloatToString(T value) {
-  constexpr int kMantissaBits = std::is_same_v<T, half> ? 10 : 7;
-  constexpr int kExponentBits = 15 - kMantissaBits;
-  const uint16_t bits = value.bits;
-  const bool negative = (bits & 0x8000) != 0;
-  const uint32_t exponent = (bits >> kMantissaBits) & ((1u << kExponentBits) - 1);
-  const uint32_t mantissa = bits & ((1u << kMantissaBits) - 1);
-  if (exponent == (1u << kExponentBits) - 1) {
-    if (mantissa == 0) return negative ? "-inf" : "inf";
-    return NanToString(negative, mantissa, kMantissaBits);
-  }
+  const auto bits = value.bits;
   const double x = static_cast<float>(value);
+  if constexpr (kIsFloat8<T>) {
+    // XLA prints a float8 NaN as plain nan (its payload is not a float's).
+    if (std::isnan(x)) return std::signbit(x) ? "-nan" : "nan";
+    if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
+  } else {
+    constexpr int kMantissaBits = std::is_same_v<T, half> ? 10 : 7;
+    constexpr int kExponentBits = 15 - kMantissaBits;
+    const bool negative = (bits & 0x8000) != 0;
+    const uint32_t exponent = (bits >> kMantissaBits) & ((1u << kExponentBits) - 1);
+    const uint32_t mantissa = bits & ((1u << kMantissaBits) - 1);
+    if (exponent == (1u << kExponentBits) - 1) {
+      if (mantissa == 0) return negative ? "-inf" : "inf";
+      return NanToString(negative, mantissa, kMantissaBits);
+    }
+  }
+  const bool negative = std::signbit(x);
   if (x == 0) return negative ? "-0" : "0";
   for (int digits = 1; digits <= 17; ++digits) {
     char buffer[64];

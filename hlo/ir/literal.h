@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "hlo/ir/float16.h"
+#include "hlo/ir/float8.h"
 #include "hlo/ir/shape.h"
 
 namespace tessera {
@@ -37,6 +38,13 @@ template <> struct NativeTypeOf<U32> { using type = uint32_t; };
 template <> struct NativeTypeOf<U64> { using type = uint64_t; };
 template <> struct NativeTypeOf<F16> { using type = half; };
 template <> struct NativeTypeOf<BF16> { using type = bfloat16; };
+template <> struct NativeTypeOf<F8E5M2> { using type = float8_e5m2; };
+template <> struct NativeTypeOf<F8E4M3> { using type = float8_e4m3; };
+template <> struct NativeTypeOf<F8E3M4> { using type = float8_e3m4; };
+template <> struct NativeTypeOf<F8E4M3FN> { using type = float8_e4m3fn; };
+template <> struct NativeTypeOf<F8E4M3FNUZ> { using type = float8_e4m3fnuz; };
+template <> struct NativeTypeOf<F8E5M2FNUZ> { using type = float8_e5m2fnuz; };
+template <> struct NativeTypeOf<F8E4M3B11FNUZ> { using type = float8_e4m3b11fnuz; };
 template <> struct NativeTypeOf<F32> { using type = float; };
 template <> struct NativeTypeOf<F64> { using type = double; };
 template <> struct NativeTypeOf<C64> { using type = complex64; };
@@ -54,6 +62,13 @@ template <> constexpr PrimitiveType PrimitiveTypeOf<uint32_t>() { return U32; }
 template <> constexpr PrimitiveType PrimitiveTypeOf<uint64_t>() { return U64; }
 template <> constexpr PrimitiveType PrimitiveTypeOf<half>() { return F16; }
 template <> constexpr PrimitiveType PrimitiveTypeOf<bfloat16>() { return BF16; }
+template <> constexpr PrimitiveType PrimitiveTypeOf<float8_e5m2>() { return F8E5M2; }
+template <> constexpr PrimitiveType PrimitiveTypeOf<float8_e4m3>() { return F8E4M3; }
+template <> constexpr PrimitiveType PrimitiveTypeOf<float8_e3m4>() { return F8E3M4; }
+template <> constexpr PrimitiveType PrimitiveTypeOf<float8_e4m3fn>() { return F8E4M3FN; }
+template <> constexpr PrimitiveType PrimitiveTypeOf<float8_e4m3fnuz>() { return F8E4M3FNUZ; }
+template <> constexpr PrimitiveType PrimitiveTypeOf<float8_e5m2fnuz>() { return F8E5M2FNUZ; }
+template <> constexpr PrimitiveType PrimitiveTypeOf<float8_e4m3b11fnuz>() { return F8E4M3B11FNUZ; }
 template <> constexpr PrimitiveType PrimitiveTypeOf<float>() { return F32; }
 template <> constexpr PrimitiveType PrimitiveTypeOf<double>() { return F64; }
 template <> constexpr PrimitiveType PrimitiveTypeOf<complex64>() { return C64; }
@@ -75,6 +90,13 @@ decltype(auto) DispatchElementType(PrimitiveType type, Fn&& fn) {
     case U64: return fn.template operator()<uint64_t>();
     case F16: return fn.template operator()<half>();
     case BF16: return fn.template operator()<bfloat16>();
+    case F8E5M2: return fn.template operator()<float8_e5m2>();
+    case F8E4M3: return fn.template operator()<float8_e4m3>();
+    case F8E3M4: return fn.template operator()<float8_e3m4>();
+    case F8E4M3FN: return fn.template operator()<float8_e4m3fn>();
+    case F8E4M3FNUZ: return fn.template operator()<float8_e4m3fnuz>();
+    case F8E5M2FNUZ: return fn.template operator()<float8_e5m2fnuz>();
+    case F8E4M3B11FNUZ: return fn.template operator()<float8_e4m3b11fnuz>();
     case F32: return fn.template operator()<float>();
     case F64: return fn.template operator()<double>();
     case C64: return fn.template operator()<complex64>();

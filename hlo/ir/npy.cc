@@ -365,8 +365,12 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 
 }  // namespace
 
+// numpy has no bfloat16 or float8 types: such literals are written as
+// float32 (exactly) and read back from float data with ReadNpyFileAs.
+static bool WrittenAsFloat32(PrimitiveType type) { return type == BF16 || IsFloat8Type(type); }
+
 std::string NpyDescr(PrimitiveType type) {
-  const NpyDtype* dtype = FindDtype(type == BF16 ? F32 : type);
+  const NpyDtype* dtype = FindDtype(WrittenAsFloat32(type) ? F32 : type);
   if (dtype == nullptr) return "";
   return absl::StrCat(dtype->size == 1 ? "|" : "<", std::string(1, dtype->kind), dtype->size);
 }
@@ -385,8 +389,8 @@ absl::StatusOr<Literal> ReadNpyFileAs(const std::string& path, PrimitiveType typ
   const PrimitiveType have = literal.shape().element_type();
   if (have == type) return literal;
   const absl::string_view have_name = FindDtype(have)->numpy_name;
-  if (type == BF16 && IsFloatingPointType(have)) {
-    TS_ASSIGN_OR_RETURN(Literal narrowed, literal.Convert(BF16));
+  if (WrittenAsFloat32(type) && IsFloatingPointType(have)) {
+    TS_ASSIGN_OR_RETURN(Literal narrowed, literal.Convert(type));
     TS_ASSIGN_OR_RETURN(Literal widened, narrowed.Convert(have));
     if (widened == literal) return narrowed;
     const int width = ByteWidth(have);
@@ -394,9 +398,10 @@ absl::StatusOr<Literal> ReadNpyFileAs(const std::string& path, PrimitiveType typ
       const char* a = static_cast<const char*>(literal.untyped_data()) + i * width;
       const char* b = static_cast<const char*>(widened.untyped_data()) + i * width;
       if (std::memcmp(a, b, width) != 0) {
-        return NpyError(path,
-                        absl::StrCat("cannot read ", have_name, " data as bf16: element ", i, " (",
-                                     literal.GetAsDouble(i), ") is not exactly a bfloat16"));
+        return NpyError(
+            path, absl::StrCat("cannot read ", have_name, " data as ", PrimitiveTypeName(type),
+                               ": element ", i, " (", literal.GetAsDouble(i), ") is not exactly a ",
+                               PrimitiveTypeName(type), " value"));
       }
     }
   }
@@ -410,7 +415,7 @@ absl::StatusOr<Literal> ReadNpyFileAs(const std::string& path, PrimitiveType typ
 
 std::string SerializeNpy(const Literal& literal) {
   ABSL_RAW_CHECK(literal.shape().IsArray(), "SerializeNpy needs an array literal");
-  if (literal.shape().element_type() == BF16) {
+  if (WrittenAsFloat32(literal.shape().element_type())) {
     return SerializeNpy(literal.Convert(F32).value());  // exact
   }
   const Shape& shape = literal.shape();

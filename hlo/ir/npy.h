@@ -5,8 +5,9 @@
 // uint8..uint64, float16/32/64 and complex64/128 in any byte order; C or
 // Fortran order (Fortran data is transposed into the literal's row-major
 // order); 0-d arrays.  Writes version 1.0, little-endian, C order, with the
-// header padded exactly as numpy pads it.  numpy has no bfloat16, so a BF16
-// literal is written as float32 (exactly) and read back with ReadNpyFileAs;
+// header padded exactly as numpy pads it.  numpy has no bfloat16 or float8
+// types, so BF16 and F8* literals are written as float32 (exactly) and read
+// back with ReadNpyFileAs;
 // ml_dtypes' bfloat16 arrays (what JAX's np.save writes: raw two-byte
 // values, dtype 'V2') are read as BF16.
 //
@@ -28,9 +29,10 @@ namespace tessera {
 absl::StatusOr<Literal> ReadNpyFile(const std::string& path);
 
 // Reads a `.npy` file into a literal of element type `type`.  The file's
-// dtype must be `type`, except that a BF16 target accepts a float file
-// (f16/f32/f64) whose every value is exactly a bfloat16; anything else is an
-// error naming both dtypes.
+// dtype must be `type`, except that a BF16 or F8* target accepts a float
+// file (f16/f32/f64) whose every value is exactly one of the target's;
+// anything else is an error naming both dtypes.  (ml_dtypes' float8 arrays,
+// dtype 'V1', do not say which float8 they hold and are refused.)
 absl::StatusOr<Literal> ReadNpyFileAs(const std::string& path, PrimitiveType type);
 
 // Parses the bytes of a `.npy` file.

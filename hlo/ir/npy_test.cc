@@ -467,7 +467,20 @@ TEST(NpyFileTest, ReadAsBfloat16RefusesToRound) {
   absl::StatusOr<Literal> result = ReadNpyFileAs(path, BF16);
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(result.status().message(), HasSubstr("element 1"));
-  EXPECT_THAT(result.status().message(), HasSubstr("is not exactly a bfloat16"));
+  EXPECT_THAT(result.status().message(), HasSubstr("is not exactly a bf16 value"));
+}
+
+TEST(NpyFileTest, Float8IsWrittenAsFloat32AndReadBackExactly) {
+  const std::string path = TempPath("f8.npy");
+  const Literal f8 = Literal::CreateR1<float8_e4m3fn>(
+      {float8_e4m3fn(1.0f), float8_e4m3fn(-448.0f), float8_e4m3fn(0.001953125f)});
+  ASSERT_TRUE(WriteNpyFile(f8, path).ok());
+  EXPECT_EQ(ReadNpyFile(path)->shape().element_type(), F32);
+  EXPECT_EQ(ReadNpyFileAs(path, F8E4M3FN).value(), f8);
+  ASSERT_TRUE(WriteNpyFile(Literal::CreateR1<float>({1.0f, 1.1f}), path).ok());
+  absl::StatusOr<Literal> inexact = ReadNpyFileAs(path, F8E4M3FN);
+  EXPECT_THAT(inexact.status().message(), HasSubstr("element 1"));
+  EXPECT_THAT(inexact.status().message(), HasSubstr("is not exactly a f8e4m3fn value"));
 }
 
 }  // namespace

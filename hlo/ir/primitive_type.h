@@ -4,9 +4,10 @@
 #define TESSERA_HLO_IR_PRIMITIVE_TYPE_H_
 
 #include <cstdint>
-#include "absl/strings/string_view.h"
+#include <optional>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace tessera {
 
@@ -33,6 +34,16 @@ enum PrimitiveType : int32_t {
   BF16 = 16,
   TOKEN = 17,
   C128 = 18,
+  // The 8-bit floats (XLA's numbering): E<exponent bits>M<mantissa bits>;
+  // FN: finite (no infinities, NaN is S.1111.111); FNUZ: finite with an
+  // unsigned zero (NaN is 0x80); B11: exponent bias 11.
+  F8E5M2 = 19,
+  F8E4M3FN = 20,
+  F8E4M3B11FNUZ = 23,
+  F8E5M2FNUZ = 24,
+  F8E4M3FNUZ = 25,
+  F8E4M3 = 28,
+  F8E3M4 = 29,
 };
 
 // The lower-case name used in HLO text: "f32", "pred", "token", "opaque".
@@ -46,7 +57,8 @@ bool IsKnownPrimitiveType(int32_t value);
 
 // Array element types: everything but TUPLE, OPAQUE_TYPE, TOKEN and INVALID.
 bool IsArrayType(PrimitiveType type);
-bool IsFloatingPointType(PrimitiveType type);  // F16, BF16, F32, F64
+bool IsFloatingPointType(PrimitiveType type);  // F8*, F16, BF16, F32, F64
+bool IsFloat8Type(PrimitiveType type);         // the F8* types
 bool IsComplexType(PrimitiveType type);        // C64, C128
 bool IsIntegralType(PrimitiveType type);       // S* and U*
 bool IsSignedIntegralType(PrimitiveType type);
@@ -58,6 +70,23 @@ int ByteWidth(PrimitiveType type);
 
 // The component type of a complex type (C64 -> F32, C128 -> F64).
 PrimitiveType ComplexComponentType(PrimitiveType type);
+
+// How a real floating-point type encodes its values: sign, exponent and
+// mantissa bits (value (1 + m / 2^mantissa_bits) * 2^(e - bias), e = 0
+// subnormal), and what the all-ones exponent means.
+struct FloatFormat {
+  enum class Specials {
+    kIeee,                // the all-ones exponent: infinities and NaNs
+    kFiniteNan,           // FN: no infinities; only S.1...1 (all ones) is NaN
+    kFiniteUnsignedZero,  // FNUZ: no infinities, no -0; 0x80... is the NaN
+  };
+  int exponent_bits = 0;
+  int mantissa_bits = 0;
+  int bias = 0;
+  Specials specials = Specials::kIeee;
+};
+// The format of F8*, F16, BF16, F32 or F64; nullopt for other types.
+std::optional<FloatFormat> FloatFormatOf(PrimitiveType type);
 
 }  // namespace tessera
 

@@ -23,7 +23,7 @@ void FillArray(Literal& literal, std::mt19937_64& rng) {
   } else if constexpr (std::is_integral_v<T>) {
     std::uniform_int_distribution<int> dist(std::is_signed_v<T> ? -8 : 0, 8);
     for (T& v : data) v = static_cast<T>(dist(rng));
-  } else if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+  } else if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16> || kIsFloat8<T>) {
     for (T& v : data) v = T(static_cast<float>(real(rng)));
   } else {
     for (T& v : data) v = static_cast<T>(real(rng));

@@ -20,16 +20,22 @@ using ::testing::ElementsAre;
 // --- PrimitiveType ------------------------------------------------------------------
 
 TEST(PrimitiveTypeTest, NamesParseBack) {
-  for (int32_t value = 1; IsKnownPrimitiveType(value); ++value) {
+  for (int32_t value = 1; value < 40; ++value) {
+    if (!IsKnownPrimitiveType(value)) continue;
     const PrimitiveType type = static_cast<PrimitiveType>(value);
     EXPECT_EQ(ParsePrimitiveType(PrimitiveTypeName(type)).value(), type) << value;
   }
   EXPECT_EQ(PrimitiveTypeName(BF16), "bf16");
   EXPECT_EQ(PrimitiveTypeName(OPAQUE_TYPE), "opaque");
-  EXPECT_EQ(PrimitiveTypeName(static_cast<PrimitiveType>(25)), "invalid");
+  EXPECT_EQ(PrimitiveTypeName(F8E4M3FNUZ), "f8e4m3fnuz");
+  EXPECT_EQ(ParsePrimitiveType("f8e4m3fn").value(), F8E4M3FN);
+  EXPECT_EQ(PrimitiveTypeName(static_cast<PrimitiveType>(21)), "invalid");  // S4
   EXPECT_FALSE(ParsePrimitiveType("f8").ok());
+  EXPECT_FALSE(ParsePrimitiveType("s4").ok());
   EXPECT_FALSE(ParsePrimitiveType("invalid").ok());
-  EXPECT_FALSE(IsKnownPrimitiveType(19));
+  EXPECT_TRUE(IsKnownPrimitiveType(F8E5M2));
+  EXPECT_FALSE(IsKnownPrimitiveType(21));
+  EXPECT_FALSE(IsKnownPrimitiveType(30));
   EXPECT_FALSE(IsKnownPrimitiveType(-1));
 }
 

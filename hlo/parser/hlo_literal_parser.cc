@@ -506,6 +506,18 @@ absl::Status HloParserImpl::StoreLiteralElement(Literal* literal, int64_t index,
   // Floating point.
   double value = 0;
   TS_RETURN_IF_ERROR(ParseDouble(&value));
+  if (IsFloat8Type(type)) {
+    // A float8 NaN is one encoding (its payload is not a float's); a value
+    // that rounds past the largest finite one, or an infinity where the
+    // format has none, is out of range.
+    literal->SetFromDouble(index, value);
+    const double stored = literal->GetAsDouble(index);
+    if ((std::isfinite(value) && !std::isfinite(stored)) ||
+        (!std::isnan(value) && std::isnan(stored))) {
+      return ErrorAt(offset, absl::StrCat("value ", value, " is out of range for ", type_name));
+    }
+    return absl::OkStatus();
+  }
   if (std::isnan(value)) {
     int mantissa_bits = 52, exponent_bits = 11;
     if (type == F32) mantissa_bits = 23, exponent_bits = 8;

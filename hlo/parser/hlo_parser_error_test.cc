@@ -261,8 +261,8 @@ TEST(ParseErrorTest, UnknownElementTypeIsNamed) {
 TEST(ParseErrorTest, UnsupportedElementTypes) {
   EXPECT_TRUE(
       FailsAt(Entry("  ROOT %r = s4[4] convert(%x)"), "s4", "element type 's4' is not supported"));
-  EXPECT_TRUE(FailsAt(Entry("  ROOT %r = f8e4m3fn[4] convert(%x)"), "f8e4m3fn",
-                      "element type 'f8e4m3fn' is not supported"));
+  EXPECT_TRUE(FailsAt(Entry("  ROOT %r = f4e2m1fn[4] convert(%x)"), "f4e2m1fn",
+                      "element type 'f4e2m1fn' is not supported"));
   EXPECT_TRUE(FailsAt("ENTRY %e {\n  ROOT %p = (f32[], u4[2]) parameter(0)\n}\n", "u4",
                       "element type 'u4' is not supported"));
 }

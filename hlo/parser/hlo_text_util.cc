@@ -91,10 +91,7 @@ constexpr EnumSpelling kShardingType[] = {
 
 // XLA element types outside Tessera's PrimitiveType.
 constexpr absl::string_view kUnsupportedTypes[] = {
-    "s1",           "s2",          "s4",          "u1",           "u2",
-    "u4",           "f4e2m1fn",    "f8e3m4",      "f8e4m3",       "f8e4m3fn",
-    "f8e4m3b11fnuz", "f8e4m3fnuz", "f8e5m2",      "f8e5m2fnuz",   "f8e8m0fnu",
-    "buffer",
+    "s1", "s2", "s4", "u1", "u2", "u4", "f4e2m1fn", "f6e2m3fn", "f6e3m2fn", "f8e8m0fnu", "buffer",
 };
 
 bool SameName(absl::string_view a, absl::string_view b, bool ignore_case) {

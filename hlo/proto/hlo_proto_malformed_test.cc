@@ -140,10 +140,9 @@ TEST(HloProtoMalformedTest, UnknownOrUnsupportedPrimitiveType) {
                   static_cast<xla::PrimitiveType>(99));
             }),
             "computation main, %p0: shape: unknown primitive type number 99");
-  EXPECT_EQ(ImportError([](auto& p) {
-              Instruction(p, 0).mutable_shape()->set_element_type(xla::F8E4M3FN);
-            }),
-            "computation main, %p0: shape: element type F8E4M3FN (20) is not supported");
+  EXPECT_EQ(
+      ImportError([](auto& p) { Instruction(p, 0).mutable_shape()->set_element_type(xla::S4); }),
+      "computation main, %p0: shape: element type S4 (21) is not supported");
 }
 
 TEST(HloProtoMalformedTest, LiteralSizeDoesNotMatchShape) {

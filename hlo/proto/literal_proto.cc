@@ -117,6 +117,13 @@ absl::StatusOr<std::string> PhysicalBytes(const xla::LiteralProto& proto, const 
     case U16: return from_bytes(proto.u16s(), "u16s");
     case F16: return from_bytes(proto.f16s(), "f16s");
     case BF16: return from_bytes(proto.bf16s(), "bf16s");
+    case F8E5M2: return from_bytes(proto.f8e5m2s(), "f8e5m2s");
+    case F8E4M3: return from_bytes(proto.f8e4m3s(), "f8e4m3s");
+    case F8E3M4: return from_bytes(proto.f8e3m4s(), "f8e3m4s");
+    case F8E4M3FN: return from_bytes(proto.f8e4m3fns(), "f8e4m3fns");
+    case F8E4M3FNUZ: return from_bytes(proto.f8e4m3fnuzs(), "f8e4m3fnuzs");
+    case F8E5M2FNUZ: return from_bytes(proto.f8e5m2fnuzs(), "f8e5m2fnuzs");
+    case F8E4M3B11FNUZ: return from_bytes(proto.f8e4m3b11fnuzs(), "f8e4m3b11fnuzs");
     case S32: return from_repeated(proto.s32s(), "s32s", 1);
     case S64: return from_repeated(proto.s64s(), "s64s", 1);
     case U32: return from_repeated(proto.u32s(), "u32s", 1);
@@ -186,6 +193,13 @@ void SetProtoData(const Shape& shape, const std::string& bytes, xla::LiteralProt
     case U16: proto->set_u16s(bytes); break;
     case F16: proto->set_f16s(bytes); break;
     case BF16: proto->set_bf16s(bytes); break;
+    case F8E5M2: proto->set_f8e5m2s(bytes); break;
+    case F8E4M3: proto->set_f8e4m3s(bytes); break;
+    case F8E3M4: proto->set_f8e3m4s(bytes); break;
+    case F8E4M3FN: proto->set_f8e4m3fns(bytes); break;
+    case F8E4M3FNUZ: proto->set_f8e4m3fnuzs(bytes); break;
+    case F8E5M2FNUZ: proto->set_f8e5m2fnuzs(bytes); break;
+    case F8E4M3B11FNUZ: proto->set_f8e4m3b11fnuzs(bytes); break;
     case S32: set_repeated(proto->mutable_s32s(), 1); break;
     case S64: set_repeated(proto->mutable_s64s(), 1); break;
     case U32: set_repeated(proto->mutable_u32s(), 1); break;

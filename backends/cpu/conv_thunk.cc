@@ -14,6 +14,7 @@
 #include "hlo/ir/hlo_instruction.h"
 #include "hlo/ir/hlo_opcode.h"
 #include "hlo/ir/shape.h"
+#include "hlo/ir/status_macros.h"
 #include "runtime/thread_pool.h"
 
 namespace tessera {
@@ -423,17 +424,21 @@ absl::StatusOr<ConvPlan> PlanConvolution(const HloInstruction& conv) {
   const Shape& ker = conv.operand(1)->shape();
   const Shape& out = conv.shape();
   if (!in.IsArray() || !ker.IsArray() || !out.IsArray()) return Unimplemented(conv, "non-array");
-  const PrimitiveType type = out.element_type();
-  if (in.element_type() != type || ker.element_type() != type) {
-    return Unimplemented(conv, absl::StrCat("mixed element types ",
-                                            PrimitiveTypeName(in.element_type()), ", ",
-                                            PrimitiveTypeName(ker.element_type()), " -> ",
-                                            PrimitiveTypeName(type)));
+  const PrimitiveType operand_type = in.element_type(), output_type = out.element_type();
+  const bool narrow_float =
+      operand_type == F16 || operand_type == BF16 || IsFloat8Type(operand_type);
+  if (ker.element_type() != operand_type ||
+      (output_type != operand_type && !(narrow_float && output_type == F32))) {
+    return Unimplemented(
+        conv, absl::StrCat("mixed element types ", PrimitiveTypeName(in.element_type()), ", ",
+                           PrimitiveTypeName(ker.element_type()), " -> ",
+                           PrimitiveTypeName(output_type)));
   }
-  if (type != F32 && type != F64) {
-    return Unimplemented(conv, absl::StrCat("element type ", PrimitiveTypeName(type),
-                                            " (f32 and f64 only)"));
+  if (operand_type != F32 && operand_type != F64 && !narrow_float) {
+    return Unimplemented(
+        conv, absl::StrCat("element type ", PrimitiveTypeName(operand_type), " (floats only)"));
   }
+  const PrimitiveType type = operand_type == F64 ? F64 : F32;
   const int64_t element_bits = type == F64 ? 64 : 32;
   const Window& window = *attrs.window;
   const ConvolutionDimensionNumbers& dn = *attrs.convolution_dimension_numbers;
@@ -480,6 +485,11 @@ absl::StatusOr<ConvPlan> PlanConvolution(const HloInstruction& conv) {
 
   ConvPlan p;
   p.type = type;
+  p.operand_type = operand_type;
+  p.output_type = output_type;
+  p.in_elements = in.ElementCount();
+  p.kernel_elements_total = ker.ElementCount();
+  p.out_elements = out.ElementCount();
   p.feature_groups = fg;
   p.batch_groups = bg;
   p.in_batch = in.dimensions(dn.input_batch_dimension);
@@ -615,8 +625,11 @@ void RunEpilogueOverBatch(const RowEpilogue& epilogue, int64_t batch, runtime::T
 
 void SetUseIm2colForTesting(bool use) { use_im2col.store(use); }
 
-absl::Status RunConvolution(const ConvPlan& p, const void* input, const void* kernel,
-                            void* output, runtime::ThreadPool* pool, const RowEpilogue* epilogue) {
+namespace {
+
+// The plan on buffers of its GEMM type (`type`).
+absl::Status RunPlan(const ConvPlan& p, const void* input, const void* kernel, void* output,
+                     runtime::ThreadPool* pool, const RowEpilogue* epilogue) {
   if (p.onednn != nullptr && !use_im2col.load(std::memory_order_relaxed)) {
     return p.onednn->Run(input, kernel, output, pool, epilogue);
   }
@@ -634,6 +647,34 @@ absl::Status RunConvolution(const ConvPlan& p, const void* input, const void* ke
   }
   if (status.ok() && epilogue != nullptr) RunEpilogueOverBatch(*epilogue, p.batch, pool);
   return status;
+}
+
+}  // namespace
+
+absl::Status RunConvolution(const ConvPlan& p, const void* input, const void* kernel, void* output,
+                            runtime::ThreadPool* pool, const RowEpilogue* epilogue) {
+  if (p.operand_type == p.type && p.output_type == p.type) {
+    return RunPlan(p, input, kernel, output, pool, epilogue);
+  }
+  // Narrow floats: widened into this thread's scratch (slot 2; the plan's
+  // own runs use slots 0 and 1), run in f32, rounded once into the output.
+  // The layouts are dense permutations, so converting whole buffers keeps
+  // every element's place.
+  const bool rounds = p.output_type != F32;
+  float* wide_input =
+      Scratch<float, 2>(p.in_elements + p.kernel_elements_total + (rounds ? p.out_elements : 0));
+  float* wide_kernel = wide_input + p.in_elements;
+  float* wide_output = wide_kernel + p.kernel_elements_total;
+  if (!ConvertFloats(p.operand_type, input, F32, wide_input, p.in_elements, pool) ||
+      !ConvertFloats(p.operand_type, kernel, F32, wide_kernel, p.kernel_elements_total, pool)) {
+    return absl::InternalError(
+        absl::StrCat("convolution of ", PrimitiveTypeName(p.operand_type), " cannot widen"));
+  }
+  if (!rounds) return RunPlan(p, wide_input, wide_kernel, output, pool, epilogue);
+  TS_RETURN_IF_ERROR(RunPlan(p, wide_input, wide_kernel, wide_output, pool, nullptr));
+  ConvertFloats(F32, wide_output, p.output_type, output, p.out_elements, pool);
+  if (epilogue != nullptr) RunEpilogueOverBatch(*epilogue, p.batch, pool);
+  return absl::OkStatus();
 }
 
 }  // namespace cpu

@@ -25,7 +25,8 @@
 // convolutions) is the same batched GEMM with the groups taken from blocks
 // of N/B input batch rows instead of blocks of feature columns.
 //
-// PlanConvolution accepts f32 and f64 convolutions with any number of
+// PlanConvolution accepts f32 and f64 convolutions (and f16, bf16 and f8
+// ones, into their own type or f32, computed in f32) with any number of
 // spatial dimensions (0 is a plain matmul), feature_group_count or
 // batch_group_count > 1 (not both), any stride, padding (negative too),
 // lhs (base) and rhs (window) dilation and window reversal; any
@@ -64,7 +65,13 @@ struct ConvPlan {
   int64_t in_batch = 1;  // input batch
   int64_t in_features = 1, out_features = 1;
   int64_t feature_groups = 1, batch_groups = 1;
-  PrimitiveType type = F32;  // of input, kernel and output
+  PrimitiveType type = F32;  // the GEMM's: of input, kernel and output as run
+  // F16, BF16 and F8* convolutions run in f32: input and kernel (of
+  // operand_type) are widened into scratch first, and a result of another
+  // output_type than F32 is rounded from an f32 one, once, as the evaluator
+  // computes them.  Both equal `type` otherwise.
+  PrimitiveType operand_type = F32, output_type = F32;
+  int64_t in_elements = 0, kernel_elements_total = 0, out_elements = 0;
   // One entry per spatial dimension, in dim_labels order.
   std::vector<int64_t> in_size, kernel_size, out_size;
   std::vector<int64_t> stride, pad, dilation, lhs_dilation;  // pad: low (may be negative)

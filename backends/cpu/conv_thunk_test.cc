@@ -67,25 +67,28 @@ std::string ConvModule(absl::string_view lhs, absl::string_view rhs, absl::strin
                       " parameter(1)\n  ROOT c = ", out, " convolution(a, b), ", attrs, "\n}\n");
 }
 
-template <typename T>
+// Input and kernel of type In, the result of type Out.
+template <typename In, typename Out = In>
 void CompareRun(const HloInstruction& conv, const ConvPlan& plan, const std::vector<Literal>& args,
                 const Literal& expected, runtime::ThreadPool* pool, double tolerance) {
-  std::vector<T> in = ToPhysical<T>(args[0], conv.operand(0)->shape());
-  std::vector<T> ker = ToPhysical<T>(args[1], conv.operand(1)->shape());
-  std::vector<T> out(conv.shape().ElementCount() + 1, T(12345));
+  std::vector<In> in = ToPhysical<In>(args[0], conv.operand(0)->shape());
+  std::vector<In> ker = ToPhysical<In>(args[1], conv.operand(1)->shape());
+  const Out sentinel(12.5f);
+  std::vector<Out> out(conv.shape().ElementCount() + 1, sentinel);
   for (int run = 0; run < 2; ++run) {  // the second run reuses the scratch
     ASSERT_TRUE(RunConvolution(plan, in.data(), ker.data(), out.data(), pool).ok());
   }
-  const T* want = static_cast<const T*>(expected.untyped_data());
+  const Out* want = static_cast<const Out*>(expected.untyped_data());
   int failures = 0;
   ForEachElement(conv.shape(), [&](int64_t linear, int64_t offset) {
-    const double g = out[offset], e = want[linear];
+    const double g = static_cast<float>(out[offset]), e = static_cast<float>(want[linear]);
     if (failures < 5 && !(std::fabs(g - e) <= tolerance * (1 + std::fabs(e)))) {
       ++failures;
       ADD_FAILURE() << "element " << linear << ": got " << g << ", evaluator " << e;
     }
   });
-  EXPECT_EQ(out.back(), T(12345)) << "wrote past the output";
+  EXPECT_EQ(static_cast<float>(out.back()), static_cast<float>(sentinel))
+      << "wrote past the output";
 }
 
 void CheckConv(const std::string& text, runtime::ThreadPool* pool, uint64_t seed = 1) {
@@ -110,10 +113,27 @@ void CheckConv(const std::string& text, runtime::ThreadPool* pool, uint64_t seed
   auto expected = EvaluateModule(**module, args);
   ASSERT_TRUE(expected.ok()) << expected.status();
 
-  if (conv.shape().element_type() == F64) {
+  // Narrow results: the evaluator's f32 sum and ours, in another order,
+  // may round to neighbours.
+  const PrimitiveType in_type = conv.operand(0)->shape().element_type();
+  const PrimitiveType out_type = conv.shape().element_type();
+  if (out_type == F64) {
     CompareRun<double>(conv, *plan, args, *expected, pool, 1e-10);
-  } else {
+  } else if (in_type == F32) {
     CompareRun<float>(conv, *plan, args, *expected, pool, 1e-4);
+  } else if (in_type == BF16 && out_type == BF16) {
+    CompareRun<bfloat16>(conv, *plan, args, *expected, pool, std::ldexp(1.0, -7));
+  } else if (in_type == BF16 && out_type == F32) {
+    CompareRun<bfloat16, float>(conv, *plan, args, *expected, pool, 1e-4);
+  } else if (in_type == F16 && out_type == F16) {
+    CompareRun<half>(conv, *plan, args, *expected, pool, std::ldexp(1.0, -10));
+  } else if (in_type == F8E4M3FN && out_type == F32) {
+    CompareRun<float8_e4m3fn, float>(conv, *plan, args, *expected, pool, 1e-4);
+  } else if (in_type == F8E5M2 && out_type == F8E5M2) {
+    CompareRun<float8_e5m2>(conv, *plan, args, *expected, pool, std::ldexp(1.0, -2));
+  } else {
+    FAIL() << "no comparison for " << PrimitiveTypeName(in_type) << " -> "
+           << PrimitiveTypeName(out_type);
   }
 }
 
@@ -430,6 +450,23 @@ TEST(ConvThunkTest, F64) {
                        "window={size=3x3}, dim_labels=b01f_01io->b01f, batch_group_count=2"));
 }
 
+// F16, BF16 and F8 convolutions run in f32 (oneDNN's and im2col's paths),
+// into their own type or f32.
+TEST(ConvThunkTest, NarrowFloatsRunInF32) {
+  CheckBoth(ConvModule("bf16[2,9,9,8]", "bf16[3,3,8,16]", "bf16[2,9,9,16]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"));
+  CheckBoth(ConvModule("bf16[2,8,9,9]", "bf16[16,8,3,3]", "f32[2,16,9,9]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"));
+  CheckBoth(ConvModule("f16[1,7,6,4]", "f16[3,3,2,6]", "f16[1,7,6,6]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+                       "feature_group_count=2"));
+  CheckBoth(ConvModule("f8e4m3fn[2,5,13]", "f8e4m3fn[6,5,3]", "f32[2,6,7]",
+                       "window={size=3 stride=2 pad=1_1}, dim_labels=bf0_oi0->bf0"));
+  CheckBoth(ConvModule("f8e5m2[2,4,4,8]", "f8e5m2[3,3,5,8]", "f8e5m2[2,8,8,5]",
+                       "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2 rhs_reversal=1x1}, "
+                       "dim_labels=b01f_01oi->b01f"));
+}
+
 void ExpectRejected(const std::string& text, absl::string_view message) {
   SCOPED_TRACE(text);
   auto module = ParseHloModule(text);
@@ -444,15 +481,12 @@ TEST(ConvThunkTest, Rejections) {
                             "window={size=3x3}, dim_labels=b01f_01io->b01f, "
                             "feature_group_count=2, batch_group_count=2"),
                  "both feature_group_count and batch_group_count > 1");
-  ExpectRejected(ConvModule("f16[1,8,8,3]", "f16[3,3,3,4]", "f16[1,6,6,4]",
-                            "window={size=3x3}, dim_labels=b01f_01io->b01f"),
-                 "element type f16 (f32 and f64 only)");
-  ExpectRejected(ConvModule("bf16[1,8,3]", "bf16[3,3,4]", "bf16[1,6,4]",
-                            "window={size=3}, dim_labels=b0f_0io->b0f"),
-                 "element type bf16");
   ExpectRejected(ConvModule("s32[1,8,3]", "s32[3,3,4]", "s32[1,6,4]",
                             "window={size=3}, dim_labels=b0f_0io->b0f"),
-                 "element type s32");
+                 "element type s32 (floats only)");
+  ExpectRejected(ConvModule("bf16[1,8,3]", "bf16[3,3,4]", "f16[1,6,4]",
+                            "window={size=3}, dim_labels=b0f_0io->b0f"),
+                 "mixed element types bf16, bf16 -> f16");
   ExpectRejected(ConvModule("f32[1,8,3]", "f64[3,3,4]", "f64[1,6,4]",
                             "window={size=3}, dim_labels=b0f_0io->b0f"),
                  "mixed element types f32, f64 -> f64");

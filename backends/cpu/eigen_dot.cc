@@ -882,6 +882,35 @@ absl::Status RunDot(const DotShape& shape, const void* lhs, const void* rhs, voi
   }
 }
 
+bool ConvertFloats(PrimitiveType from, const void* in, PrimitiveType to, void* out, int64_t count,
+                   runtime::ThreadPool* pool) {
+  auto is_narrow_float = [](PrimitiveType t) { return t == F16 || t == BF16 || IsFloat8Type(t); };
+  if (!((from == F32 && is_narrow_float(to)) || (to == F32 && is_narrow_float(from)))) {
+    return false;
+  }
+  return DispatchElementType(from == F32 ? to : from, [&]<typename T>() {
+    if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16> || kIsFloat8<T>) {
+      auto run = [&](int64_t begin, int64_t end) {
+        if (from == F32) {
+          ConvertRow(static_cast<const float*>(in) + begin, static_cast<T*>(out) + begin,
+                     end - begin);
+        } else {
+          ConvertRow(static_cast<const T*>(in) + begin, static_cast<float*>(out) + begin,
+                     end - begin);
+        }
+      };
+      if (pool == nullptr || pool->parallelism() == 1 || count < kMinParallelConversion) {
+        run(0, count);
+      } else {
+        pool->ParallelFor(count, kMinParallelConversion, run);
+      }
+      return true;
+    } else {
+      return false;
+    }
+  });
+}
+
 // ---------------------------------------------------------------------------
 // PlanDot
 

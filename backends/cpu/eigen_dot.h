@@ -130,6 +130,13 @@ struct DotShape {
 // equal to batch).
 absl::Status CheckDotShape(const DotShape& shape);
 
+// Converts `count` elements of type `from` at `in` into type `to` at `out`,
+// split over `pool` (may be null), where one side is F32 and the other F16,
+// BF16 or an F8* type: exact widening, or rounding to nearest even (as
+// `convert`).  False, converting nothing, for any other pair.
+bool ConvertFloats(PrimitiveType from, const void* in, PrimitiveType to, void* out, int64_t count,
+                   runtime::ThreadPool* pool);
+
 // Bytes of scratch RunDot needs for `shape`: nonzero only for F8*/F16/BF16
 // (the operands, and a 16-bit result, widened to dense f32 matrices; an
 // f32 result is written in place with its strides).

@@ -10,6 +10,7 @@
 #include "backends/cpu/compilation_cache.h"
 #include "backends/cpu/conv_thunk.h"
 #include "backends/cpu/cpu_executable_builder.h"
+#include "backends/cpu/dot_canonicalization.h"
 #include "backends/cpu/kernel_computations.h"
 #include "backends/cpu/loop_kernel.h"
 #include "backends/interpreter/interpreter_backend.h"
@@ -411,6 +412,8 @@ std::unique_ptr<PassPipeline> MakeCpuPipeline(const CpuCompileOptions& options,
   FusionPipelineOptions fusion;
   fusion.cost = options.fusion_cost;
   fusion.explanations = explanations;
+  // Dots whose operands the GEMM cannot read in place get transposes.
+  fusion.add_layout_passes = [](PassPipeline& passes) { passes.AddPass<DotCanonicalization>(); };
   return MakeFusionPipeline(fusion, pipeline);
 }
 

@@ -514,6 +514,33 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
 }
 
+// Dots whose operands or result do not collapse to one GEMM stride per
+// role (contracting dimensions ahead of batch ones, a free dimension
+// between contracting ones, a result laid out with a batch dimension
+// minor-most, a split rhs free group) run as GEMMs on transposed
+// operands (DotCanonicalization) instead of falling back; the bf16 one
+// keeps its type.
+TEST(CpuOpsTest, DotsTheGemmCannotReadAreTransposed) {
+  const std::string text = R"(
+HloModule odd_dots
+ENTRY main {
+  a = f32[5,4,3] parameter(0)
+  b = f32[3,6,5] parameter(1)
+  c = f32[2,7,3,5] parameter(2)
+  d = f32[7,5,9] parameter(3)
+  e = bf16[6,2,4,3] parameter(4)
+  f = bf16[2,3,4,5] parameter(5)
+  ab = f32[3,4,6] dot(a, b), lhs_batch_dims={2}, rhs_batch_dims={0}, lhs_contracting_dims={0}, rhs_contracting_dims={2}
+  cd = f32[2,3,9]{0,2,1} dot(c, d), lhs_contracting_dims={1,3}, rhs_contracting_dims={0,1}
+  ef = bf16[2,6,3,3,5] dot(e, f), lhs_batch_dims={1}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}
+  ROOT t = (f32[3,4,6], f32[2,3,9]{0,2,1}, bf16[2,6,3,3,5]) tuple(ab, cd, ef)
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, CpuCompileOptions());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+}
+
 // A scan: a while loop writing one row per step into a loop-carried
 // buffer with dynamic-update-slice (in place over the buffer, so a step
 // writes only its row), including starts past the end (clamped), f32 and

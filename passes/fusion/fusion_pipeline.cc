@@ -22,6 +22,7 @@ std::unique_ptr<PassPipeline> MakeFusionPipeline(const FusionPipelineOptions& op
   // Physical layouts for the kernels (convolutions' NHWC/HWIO), before
   // fusion builds kernels around them.
   pipeline->AddPass<LayoutAssignment>();
+  if (options.add_layout_passes) options.add_layout_passes(*pipeline);
   pipeline->AddPass<InstructionFusion>(options.cost, options.explanations);
   pipeline->AddPass<MultiOutputFusion>(options.cost, options.explanations);
   pipeline->AddPass<HorizontalFusion>(options.cost, options.explanations);

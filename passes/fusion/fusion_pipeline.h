@@ -5,6 +5,7 @@
 #ifndef TESSERA_PASSES_FUSION_FUSION_PIPELINE_H_
 #define TESSERA_PASSES_FUSION_FUSION_PIPELINE_H_
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct FusionPipelineOptions {
   FusionCostParams cost;
   // When set, every fusion decision is appended here (--explain_fusion).
   std::vector<FusionExplanation>* explanations = nullptr;
+  // A backend's own passes between layout assignment and fusion (the CPU
+  // backend's dot canonicalization), when set.
+  std::function<void(PassPipeline&)> add_layout_passes;
 };
 
 std::unique_ptr<PassPipeline> MakeFusionPipeline(const FusionPipelineOptions& options,

@@ -514,6 +514,53 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
 }
 
+// A loop whose condition ANDs a pred element of the state (jax's
+// while_loop over (x, i, flag)): the predicate must not be written over
+// that element, which is the loop's result once the condition is false.
+TEST(CpuOpsTest, LoopConditionKeepsTheStateItReads) {
+  const std::string text = R"(
+HloModule loop_flag
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+body {
+  s = (f32[4], s64[], pred[]) parameter(0)
+  x = f32[4] get-tuple-element(s), index=0
+  i = s64[] get-tuple-element(s), index=1
+  c = f32[] constant(1.5)
+  cb = f32[4] broadcast(c), dimensions={}
+  x2 = f32[4] multiply(x, cb)
+  seven = s64[] constant(7)
+  i2 = s64[] add(i, seven)
+  z = f32[] constant(0)
+  sum = f32[] reduce(x, z), dimensions={0}, to_apply=add
+  big = f32[] constant(1000)
+  flag = pred[] compare(sum, big), direction=LT
+  ROOT t = (f32[4], s64[], pred[]) tuple(x2, i2, flag)
+}
+cond {
+  s = (f32[4], s64[], pred[]) parameter(0)
+  flag = pred[] get-tuple-element(s), index=2
+  i = s64[] get-tuple-element(s), index=1
+  fifty = s64[] constant(50)
+  lt = pred[] compare(i, fifty), direction=LT
+  ROOT go = pred[] and(flag, lt)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  zero = s64[] constant(0)
+  yes = pred[] constant(true)
+  init = (f32[4], s64[], pred[]) tuple(x, zero, yes)
+  ROOT w = (f32[4], s64[], pred[]) while(init), condition=cond, body=body
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, CpuCompileOptions());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+}
+
 // Dots whose operands or result do not collapse to one GEMM stride per
 // role (contracting dimensions ahead of batch ones, a free dimension
 // between contracting ones, a result laid out with a batch dimension

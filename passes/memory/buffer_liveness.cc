@@ -102,9 +102,18 @@ void BufferLiveness::ComputeIntervals() {
     std::vector<LiveInterval>& intervals = intervals_[value.id()];
     if (value.is_phi() && definer->opcode() == HloOpcode::kWhile && end(definer) > def) {
       // The loop state: read inside the loop until the body makes the next
-      // state, and from the loop's end on.
+      // state, and from the loop's end on.  It lives through the whole
+      // condition (flattened first): the last run of the condition is
+      // followed by the loop's end, not by the body, so nothing the
+      // condition computes may take the state's buffers (a predicate
+      // written in place of a pred state element it reads lost that
+      // element's value on exit).
       const int64_t loop_end = end(definer);
       LiveInterval inside{def, def}, after{loop_end, loop_end};
+      if (auto it = computation_end_.find(definer->while_condition());
+          it != computation_end_.end()) {
+        inside.end = it->second;
+      }
       for (int64_t t : times) {
         if (t < loop_end) {
           inside.end = std::max(inside.end, t);

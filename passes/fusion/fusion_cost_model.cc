@@ -317,7 +317,13 @@ FusionDecision FusionCostModel::CheckEpilogue(const HloInstruction& producer,
     if (user->opcode() == HloOpcode::kTuple) {
       return FusionDecision::No("the consumer is a multi-output fusion");
     }
-    if (!user->IsElementwise() && !IsDegenerateReshape(*user)) {
+    // A bitcast into another layout reads the product transposed (jax's
+    // (a + a.T) / 2 symmetrization): the GEMM's epilogue cannot.
+    const bool transposing_bitcast = user->opcode() == HloOpcode::kBitcast &&
+                                     user->shape().has_layout() &&
+                                     user->operand(0)->shape().has_layout() &&
+                                     user->shape().layout() != user->operand(0)->shape().layout();
+    if ((!user->IsElementwise() && !IsDegenerateReshape(*user)) || transposing_bitcast) {
       return FusionDecision::No(absl::StrCat(
           "the consumer reads the result of ", what, " through ", HloOpcodeString(user->opcode()),
           " ", Name(*user), ", not elementwise: the ", HloOpcodeString(hero.opcode()),

@@ -445,6 +445,23 @@ ENTRY e {
       << ExplainFusion(explanations);
 }
 
+TEST(InstructionFusionTest, DotReadTransposedByABitcastIsNotAnEpilogue) {
+  auto module = Parse(R"(
+HloModule m
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  w = f32[8,4] parameter(1)
+  d = f32[4,4]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[4,4]{0,1} bitcast(d)
+  s = f32[4,4]{1,0} add(d, t)
+  ROOT a = f32[4,4]{1,0} abs(s)
+})");
+  std::vector<FusionExplanation> explanations;
+  Fuse(*module, {}, &explanations);
+  EXPECT_EQ(Describe(*module), "parameter,parameter,dot,fusion:kLoop{bitcast,add,abs}")
+      << ExplainFusion(explanations);
+}
+
 TEST(InstructionFusionTest, DotIntoABroadcastingConsumerIsNotFused) {
   auto module = Parse(R"(
 HloModule m

@@ -500,6 +500,22 @@ PROGRAMS = {
  "einsum_ellipsis": (lambda a, c: jnp.einsum("...ij,...jk->...ik", a, c), [f32(2, 3, 4, 5), f32(3, 5, 2)]),
  "where_f16_reduce": (lambda x, m: jnp.sum(x, where=m, axis=1).astype(jnp.float32), [f16(5, 30), b(5, 30)]),
  "complex_abs_angle_128": (lambda a: (jnp.abs(a), jnp.angle(a), jnp.sqrt(a), jnp.log1p(a)), [c64(20).astype(np.complex128)]),
+ # Loop and branch state that buffers may share.
+ "while_passthrough_state": (lambda x, y: lax.while_loop(lambda s: (s[0].sum() < 50) & (s[2] > 0), lambda s: (s[0] * 2 + 1, s[1], s[2]), (x, y, jnp.int32(3))), [np.abs(f32(4)), f32(3)]),
+ "while_same_value_twice": (lambda x: lax.while_loop(lambda s: s[0].sum() < s[1].sum() + 20, lambda s: (s[0] + 1, s[1]), (x, x)), [f32(5)]),
+ "while_zero_trips": (lambda x: lax.while_loop(lambda s: s[1] > 100, lambda s: (s[0] * 3, s[1] + 1, ~s[2]), (x, jnp.int32(0), jnp.bool_(True))), [f32(4)]),
+ "fori_zero_trips": (lambda x, n: lax.fori_loop(0, n, lambda i, v: v * 2, x), [f32(4), np.int32(0)]),
+ "nested_while_outer_state": (lambda x: lax.while_loop(lambda s: s[1] < 3, lambda s: (lax.while_loop(lambda t: t[1] < s[1] + 2, lambda t: (t[0] + s[0], t[1] + 1), (s[0], jnp.int32(0)))[0], s[1] + 1), (x, jnp.int32(0)))[0], [f32(3)]),
+ "cond_returns_operand": (lambda p, x, y: lax.cond(p, lambda a, b: (a, b), lambda a, b: (b, a), x, y), [np.bool_(False), f32(4), f32(4)]),
+ "cond_pred_from_state": (lambda x: lax.fori_loop(0, 6, lambda i, s: (lax.cond(s[1], lambda v: v * 2, lambda v: v - 1, s[0]), ~s[1]), (x, jnp.bool_(True))), [f32(3)]),
+ "scan_pred_int_carry": (lambda xs: lax.scan(lambda c, x: ((c[0] | (x > 1), c[1] + (x > 0).astype(jnp.int32)), c[0]), (jnp.bool_(False), jnp.int32(0)), xs), [f32(12)]),
+ "while_dus_state_cond": (lambda x: lax.while_loop(lambda s: s[0][s[1] % 5] < 100, lambda s: (s[0].at[s[1] % 5].set(s[0][s[1] % 5] * 3 + 1), s[1] + 1), (jnp.abs(x), jnp.int32(0)))[0], [f32(5)]),
+ "while_sort_inside": (lambda x: lax.fori_loop(0, 3, lambda i, v: jnp.sort(v * -1.5 + i), x), [f32(9)]),
+ "while_scatter_state": (lambda x, idx: lax.fori_loop(0, 4, lambda i, v: v.at[idx].add(1.0), x), [f32(6), rng.integers(0, 6, 5).astype(np.int32)]),
+ "outputs_alias_input": (lambda x: (x, x + 1, x, jnp.zeros_like(x)), [f32(5)]),
+ "while_cond_uses_lax_cond": (lambda x: lax.while_loop(lambda s: lax.cond(s[1] < 4, lambda: s[0].sum() < 1e6, lambda: False), lambda s: (s[0] * 2, s[1] + 1), (x, jnp.int32(0))), [f32(3)]),
+ "while_state_read_after": (lambda x: (lambda r: (r[0] + r[1], r[2]))(lax.while_loop(lambda s: s[2] < 5, lambda s: (s[1], s[0] + s[1], s[2] + 1), (x, x * 2, jnp.int32(0)))), [f32(4)]),
+ "switch_in_scan": (lambda xs: lax.scan(lambda c, x: (lax.switch(jnp.clip(c, 0, 2).astype(jnp.int32), [lambda v: v + 1.0, lambda v: v * 0.5, lambda v: v - 2.0], c + x), c), 0.0, xs), [f32(10)]),
 }
 
 

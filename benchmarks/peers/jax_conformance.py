@@ -27,6 +27,7 @@ import tempfile
 import numpy as np
 import jax
 import jax.numpy as jnp
+import jax.experimental.shard_map
 from jax import lax
 
 jax.config.update("jax_enable_x64", True)
@@ -516,6 +517,14 @@ PROGRAMS = {
  "while_cond_uses_lax_cond": (lambda x: lax.while_loop(lambda s: lax.cond(s[1] < 4, lambda: s[0].sum() < 1e6, lambda: False), lambda s: (s[0] * 2, s[1] + 1), (x, jnp.int32(0))), [f32(3)]),
  "while_state_read_after": (lambda x: (lambda r: (r[0] + r[1], r[2]))(lax.while_loop(lambda s: s[2] < 5, lambda s: (s[1], s[0] + s[1], s[2] + 1), (x, x * 2, jnp.int32(0)))), [f32(4)]),
  "switch_in_scan": (lambda xs: lax.scan(lambda c, x: (lax.switch(jnp.clip(c, 0, 2).astype(jnp.int32), [lambda v: v + 1.0, lambda v: v * 0.5, lambda v: v - 2.0], c + x), c), 0.0, xs), [f32(10)]),
+ # Annotations and single-device parallelism constructs.
+ "named_scope_composite": (lambda x: jax.named_call(lambda y: lax.composite(lambda z: jnp.tanh(z) * 2, name="my.tanh2")(y) + 1, name="outer")(x), [f32(8)]),
+ "sharding_constraint": (lambda x: jax.lax.with_sharding_constraint(x * 2, jax.sharding.SingleDeviceSharding(jax.devices()[0])) + 1, [f32(4, 4)]),
+ "pmap_psum_1dev": (lambda x: jax.pmap(lambda v: lax.psum(v, "i") + lax.axis_index("i"), axis_name="i")(x[None])[0], [f32(5)]),
+ "vmap_axis_index_psum": (lambda x: jax.vmap(lambda v: v - lax.pmean(v, "b"), axis_name="b")(x), [f32(4, 3)]),
+ "shard_map_1dev": (lambda x: jax.experimental.shard_map.shard_map(lambda v: v * 2 + lax.psum(v.sum(), "d"), mesh=jax.sharding.Mesh(np.array(jax.devices()[:1]), ("d",)), in_specs=jax.sharding.PartitionSpec("d"), out_specs=jax.sharding.PartitionSpec("d"))(x), [f32(4, 2)]),
+ "large_constant": (lambda x: x @ jnp.asarray(np.linspace(-1, 1, 64 * 48).reshape(64, 48).astype(np.float32)), [f32(3, 64)]),
+ "checkify_like_select": (lambda x: jnp.where(jnp.isfinite(x).all(), x / jnp.linalg.norm(x), jnp.zeros_like(x)), [f32(10)]),
 }
 
 

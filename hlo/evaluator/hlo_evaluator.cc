@@ -231,6 +231,9 @@ absl::StatusOr<Literal> EvaluateInstruction(const HloInstruction& hlo, Operands 
   }
   if (HloOpcodeIsCollective(hlo.opcode())) return EvaluateCollective(hlo, operands);
   if (IsLinalgOp(hlo)) return EvaluateLinalg(hlo, operands);
+  // Annotations for multi-device partitioning: one device's value is the
+  // operand's (as a copy is).
+  if (IsAnnotationCustomCall(hlo)) return *operands[0];
   if (HloOpcodeIsElementwise(hlo.opcode())) return EvaluateElementwise(hlo, operands);
   return Unsupported(hlo);
 }

@@ -152,6 +152,13 @@ TEST(HloEvaluatorTest, CustomCallWithAnUnknownTargetNamesTheInstruction) {
       << result.status();
 }
 
+TEST(HloEvaluatorTest, ShardingAnnotationsPassTheirOperandThrough) {
+  EXPECT_EVAL(EvaluateRoot("f32[2] custom-call(p0), custom_call_target=\"Sharding\", "
+                           "sharding={replicated}",
+                           {L("f32[2]", "{1, 2}")}),
+              L("f32[2]", "{1, 2}"));
+}
+
 TEST(HloEvaluatorTest, SideEffectingOpsAreUnsupportedAndNamed) {
   const struct {
     absl::string_view body;

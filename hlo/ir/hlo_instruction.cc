@@ -373,4 +373,17 @@ absl::string_view FusionKindString(FusionKind kind) {
   return "kLoop";
 }
 
+bool IsAnnotationCustomCall(const HloInstruction& hlo) {
+  if (hlo.opcode() != HloOpcode::kCustomCall || hlo.operand_count() != 1) return false;
+  const std::string& target = hlo.attrs().custom_call_target;
+  if (target != "Sharding" && target != "SPMDFullToShardShape" &&
+      target != "SPMDShardToFullShape" && target != "MoveToHost" && target != "MoveToDevice") {
+    return false;
+  }
+  const Shape& in = hlo.operand(0)->shape();
+  const Shape& out = hlo.shape();
+  return in.IsArray() && out.IsArray() && in.element_type() == out.element_type() &&
+         in.dimensions() == out.dimensions();
+}
+
 }  // namespace tessera

@@ -307,6 +307,14 @@ absl::string_view ComparisonDirectionString(ComparisonDirection direction);  // 
 absl::string_view ComparisonTypeString(ComparisonType type);                  // "TOTALORDER"
 absl::string_view FusionKindString(FusionKind kind);                          // "kLoop"
 
+// XLA's annotation custom calls ("Sharding" from with_sharding_constraint,
+// "SPMDFullToShardShape" / "SPMDShardToFullShape" from shard_map,
+// "MoveToHost" / "MoveToDevice" from memory-kind placement): instructions
+// for the SPMD partitioner and the host-offloader that, on one device,
+// pass their one operand through unchanged.  True for such a call whose
+// result has its operand's dimensions and element type.
+bool IsAnnotationCustomCall(const HloInstruction& hlo);
+
 }  // namespace tessera
 
 #endif  // TESSERA_HLO_IR_HLO_INSTRUCTION_H_

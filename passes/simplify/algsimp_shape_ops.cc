@@ -166,7 +166,21 @@ Result BroadcastOfBroadcast(HloInstruction* h, Rewriter& rw) {
       h, HloInstruction::CreateBroadcast(h->shape(), inner->operand(0), dimensions));
 }
 
+// An annotation custom call (a sharding, on one device) -> its operand, or
+// a copy into its layout.
+Result AnnotationCustomCall(HloInstruction* h, Rewriter& rw) {
+  if (!IsAnnotationCustomCall(*h)) return false;
+  HloInstruction* x = h->operands()[0];
+  if (ShapesCompatible(x->shape(), h->shape()) &&
+      (!h->shape().has_layout() || !x->shape().has_layout() ||
+       h->shape().layout() == x->shape().layout())) {
+    return rw.Replace(h, x);
+  }
+  return rw.ReplaceWithNew(h, HloInstruction::CreateUnary(h->shape(), HloOpcode::kCopy, x));
+}
+
 constexpr Rule kRules[] = {
+    {HloOpcode::kCustomCall, "annotation-custom-call", AnnotationCustomCall},
     {HloOpcode::kConvert, "convert-same-type", ConvertToSameType},
     {HloOpcode::kConvert, "lossless-convert-chain", LosslessConvertChain},
     {HloOpcode::kCopy, "copy-same-layout", CopyToSameLayout},

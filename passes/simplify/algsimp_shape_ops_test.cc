@@ -16,6 +16,22 @@ TEST(AlgsimpShapeOpsTest, ConvertToSameType) {
             "parameter");
 }
 
+// --- annotation custom calls ---------------------------------------------------
+
+TEST(AlgsimpShapeOpsTest, ShardingAnnotationsPassTheirOperandThrough) {
+  EXPECT_EQ(After(Module(R"(
+  p = f32[4,2] parameter(0)
+  s = f32[4,2] custom-call(p), custom_call_target="Sharding", sharding={replicated}
+  ROOT n = f32[4,2] negate(s))")),
+            "parameter,negate");
+  // Into another layout: a copy.
+  EXPECT_EQ(After(Module(R"(
+  p = f32[4,2]{1,0} parameter(0)
+  ROOT s = f32[4,2]{0,1} custom-call(p), custom_call_target="SPMDFullToShardShape")")),
+            "parameter,copy");
+  // (Other targets stay; the evaluator, which this test runs, refuses them.)
+}
+
 TEST(AlgsimpShapeOpsTest, WideningIntegerChainBecomesOneConvert) {
   auto module = Parse(Module(R"(
   p = s8[4] parameter(0)

@@ -14,7 +14,9 @@ integers and bools exactly.  Known differences that are not bugs: XLA keeps
 f32 precision across bf16/f16 ops (simplify-fp-conversions), where HLO and
 the evaluator round each op's result (1-ulp bf16/f16 differences, and a
 bf16 dot's rounding before a convert); f64 programs with f32 intermediates
-see f32 rounding against the f64 tolerance.  jax_enable_x64 is on, so 64-bit
+see f32 rounding against the f64 tolerance; XLA's CPU code flushes f32
+denormals to zero (log(-1e-45) is -inf there, NaN in IEEE arithmetic and in
+Tessera and its evaluator, sign(1e-45) 0 there, 1 here).  jax_enable_x64 is on, so 64-bit
 types are exercised.
 """
 import argparse
@@ -525,6 +527,17 @@ PROGRAMS = {
  "shard_map_1dev": (lambda x: jax.experimental.shard_map.shard_map(lambda v: v * 2 + lax.psum(v.sum(), "d"), mesh=jax.sharding.Mesh(np.array(jax.devices()[:1]), ("d",)), in_specs=jax.sharding.PartitionSpec("d"), out_specs=jax.sharding.PartitionSpec("d"))(x), [f32(4, 2)]),
  "large_constant": (lambda x: x @ jnp.asarray(np.linspace(-1, 1, 64 * 48).reshape(64, 48).astype(np.float32)), [f32(3, 64)]),
  "checkify_like_select": (lambda x: jnp.where(jnp.isfinite(x).all(), x / jnp.linalg.norm(x), jnp.zeros_like(x)), [f32(10)]),
+ # Math functions on special values: +-0, +-inf, nan, tiny, huge, domain edges.
+ **{f"edge_{n}_{t.__name__}": (f, [np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1e-38, 1e-30, 1e-7, 0.5, -0.5, 1.0, -1.0, 2.0, 3.0, 10.0, -10.0, 88.7, 89.0, -103.0, -104.0, 709.0, 1e10, -1e10, 3e38, -3e38, 0.99999994, -0.99999994, 1.0000001], np.float64).astype(t)])
+    for n, f in [("exp", jnp.exp), ("log", jnp.log), ("log1p", jnp.log1p), ("expm1", jnp.expm1), ("tanh", jnp.tanh), ("logistic", jax.nn.sigmoid), ("erf", lax.erf), ("erfc", lax.erfc), ("erf_inv", lax.erf_inv), ("sin", jnp.sin), ("cos", jnp.cos), ("tan", jnp.tan), ("atan", jnp.arctan), ("asin", jnp.arcsin), ("acos", jnp.arccos), ("sinh", jnp.sinh), ("cosh", jnp.cosh), ("asinh", jnp.arcsinh), ("acosh", jnp.arccosh), ("atanh", jnp.arctanh), ("sqrt", jnp.sqrt), ("rsqrt", lax.rsqrt), ("cbrt", jnp.cbrt), ("lgamma", lax.lgamma), ("digamma", lax.digamma), ("softplus", jax.nn.softplus), ("gelu", jax.nn.gelu), ("round", jnp.round), ("sign", jnp.sign)]
+    for t in (np.float32, np.float64)},
+ "edge_pow": (lambda a, c: (jnp.power(a, c), lax.pow(jnp.abs(a), c)), [np.array([0.0, -0.0, 0.0, 1.0, -1.0, 2.0, -2.0, np.inf, -np.inf, np.nan, 1.0, 0.5, -8.0, 1e-30], np.float32), np.array([0.0, -1.0, -np.inf, np.nan, np.inf, 0.5, 3.0, -2.0, -0.5, 0.0, np.inf, 1e30, 1.0 / 3, 2.0], np.float32)]),
+ "edge_atan2": (lambda a, c: jnp.arctan2(a, c), [np.array([0.0, -0.0, 0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.inf, np.nan, 1e-40, 1.0], np.float32), np.array([0.0, 0.0, -0.0, -0.0, np.inf, -np.inf, np.inf, -np.inf, 1.0, 1.0, -1e-40, -0.0], np.float32)]),
+ "edge_rem_div": (lambda a, c: (jnp.fmod(a, c), a / c, jnp.remainder(a, c), jnp.floor_divide(a, c)), [np.array([5.5, -5.5, 0.0, np.inf, 1.0, -0.0, 1e30, 7.0], np.float32), np.array([2.0, 2.0, 0.0, 2.0, np.inf, -3.0, 3.0, -0.0], np.float32)]),
+ "edge_f16_math": (lambda x: tuple(f(x).astype(jnp.float32) for f in (jnp.exp, jnp.log, jnp.tanh, lax.erf, jnp.sqrt, jax.nn.sigmoid)), [np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 6e-8, 1e-4, 0.5, 1.0, 11.0, 12.0, -17.0, 65504.0], np.float16)]),
+ "edge_bf16_math": (lambda x: tuple(f(x).astype(jnp.float32) for f in (jnp.exp, jnp.log, jnp.tanh, lax.erf, lax.rsqrt, jnp.log1p)), [jnp.asarray(np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-38, 1e-3, 0.5, 1.0, 88.0, 89.0, -88.0, 3e38], np.float32), jnp.bfloat16)]),
+ "edge_softmax_inf": (lambda x: (jax.nn.softmax(x, -1), jax.nn.log_softmax(x, -1)), [np.array([[-np.inf, -np.inf, -np.inf], [0.0, -np.inf, 1.0], [np.inf, 0.0, 1.0], [1e30, 1e30, -1e30]], np.float32)]),
+ "edge_int_pow_div": (lambda a, c: (lax.integer_pow(a, 7), a // jnp.where(c == 0, 1, c), jnp.power(a, jnp.abs(c) % 5)), [i32(20, hi=50), i32(20, hi=5)]),
 }
 
 

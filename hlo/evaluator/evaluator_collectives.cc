@@ -15,28 +15,8 @@ namespace tessera {
 namespace evaluator_internal {
 namespace {
 
-// Number of participants in the largest replica group of `hlo`.
-int64_t GroupSize(const HloInstruction& hlo) {
-  const HloAttributes& attrs = hlo.attrs();
-  if (attrs.iota_replica_groups.has_value()) {
-    return attrs.iota_replica_groups->num_devices_per_group;
-  }
-  if (!attrs.replica_groups.empty()) {
-    int64_t size = 0;
-    for (const ReplicaGroup& group : attrs.replica_groups) {
-      size = std::max<int64_t>(size, group.replica_ids.size());
-    }
-    return size;
-  }
-  // No groups: every replica (or partition) takes part.
-  const HloComputation* computation = hlo.parent();
-  const HloModule* module = computation == nullptr ? nullptr : computation->parent();
-  if (module == nullptr) return 1;
-  return module->config().replica_count * module->config().num_partitions;
-}
-
 absl::Status ExpectOneParticipant(const HloInstruction& hlo) {
-  const int64_t size = GroupSize(hlo);
+  const int64_t size = CollectiveGroupSize(hlo);
   if (size > 1) {
     return absl::UnimplementedError(absl::StrCat(
         HloOpcodeString(hlo.opcode()), " over ", size,

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/ir/hlo_computation.h"
+#include "hlo/ir/hlo_module.h"
 
 namespace tessera {
 
@@ -315,7 +316,11 @@ bool HloInstruction::IsElementwise() const {
 bool HloInstruction::HasSideEffect() const {
   if (HloOpcodeHasFlag(opcode_, kSideEffecting)) return true;
   if (opcode_ == HloOpcode::kCustomCall) return attrs_.custom_call_has_side_effect;
-  if (HloOpcodeIsCollective(opcode_)) return attrs_.channel_id > 0 || attrs_.constrain_layout;
+  // A channel orders a collective against other programs', except where
+  // it has no one else to talk to (pmap or shard_map on one device).
+  if (HloOpcodeIsCollective(opcode_)) {
+    return (attrs_.channel_id > 0 && CollectiveGroupSize(*this) != 1) || attrs_.constrain_layout;
+  }
   return false;
 }
 
@@ -384,6 +389,25 @@ bool IsAnnotationCustomCall(const HloInstruction& hlo) {
   const Shape& out = hlo.shape();
   return in.IsArray() && out.IsArray() && in.element_type() == out.element_type() &&
          in.dimensions() == out.dimensions();
+}
+
+int64_t CollectiveGroupSize(const HloInstruction& hlo) {
+  const HloAttributes& attrs = hlo.attrs();
+  if (attrs.iota_replica_groups.has_value()) {
+    return attrs.iota_replica_groups->num_devices_per_group;
+  }
+  if (!attrs.replica_groups.empty()) {
+    int64_t size = 0;
+    for (const ReplicaGroup& group : attrs.replica_groups) {
+      size = std::max<int64_t>(size, group.replica_ids.size());
+    }
+    return size;
+  }
+  // No groups: every replica (or partition) takes part.
+  const HloComputation* computation = hlo.parent();
+  const HloModule* module = computation == nullptr ? nullptr : computation->parent();
+  if (module == nullptr) return 1;
+  return module->config().replica_count * module->config().num_partitions;
 }
 
 }  // namespace tessera

@@ -315,6 +315,11 @@ absl::string_view FusionKindString(FusionKind kind);                          //
 // result has its operand's dimensions and element type.
 bool IsAnnotationCustomCall(const HloInstruction& hlo);
 
+// The number of participants in the largest replica group of a collective
+// (all of the module's replicas times partitions when it lists no groups;
+// 1 outside a module).
+int64_t CollectiveGroupSize(const HloInstruction& hlo);
+
 }  // namespace tessera
 
 #endif  // TESSERA_HLO_IR_HLO_INSTRUCTION_H_

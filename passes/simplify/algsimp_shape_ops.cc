@@ -179,7 +179,27 @@ Result AnnotationCustomCall(HloInstruction* h, Rewriter& rw) {
   return rw.ReplaceWithNew(h, HloInstruction::CreateUnary(h->shape(), HloOpcode::kCopy, x));
 }
 
+// A collective over one participant (pmap or shard_map on one device:
+// psum, all_gather, ...) with one operand of the result's shape -> the
+// operand, as the evaluator computes it.
+Result OneParticipantCollective(HloInstruction* h, Rewriter& rw) {
+  if (h->operand_count() != 1 || CollectiveGroupSize(*h) != 1) return false;
+  HloInstruction* x = h->operands()[0];
+  if (!h->shape().IsArray() || !ShapesCompatible(x->shape(), h->shape()) ||
+      (h->shape().has_layout() && x->shape().has_layout() &&
+       h->shape().layout() != x->shape().layout())) {
+    return false;
+  }
+  return rw.Replace(h, x);
+}
+
 constexpr Rule kRules[] = {
+    {HloOpcode::kAllReduce, "one-participant-all-reduce", OneParticipantCollective},
+    {HloOpcode::kAllGather, "one-participant-all-gather", OneParticipantCollective},
+    {HloOpcode::kReduceScatter, "one-participant-reduce-scatter", OneParticipantCollective},
+    {HloOpcode::kAllToAll, "one-participant-all-to-all", OneParticipantCollective},
+    {HloOpcode::kCollectiveBroadcast, "one-participant-collective-broadcast",
+     OneParticipantCollective},
     {HloOpcode::kCustomCall, "annotation-custom-call", AnnotationCustomCall},
     {HloOpcode::kConvert, "convert-same-type", ConvertToSameType},
     {HloOpcode::kConvert, "lossless-convert-chain", LosslessConvertChain},

@@ -32,6 +32,23 @@ TEST(AlgsimpShapeOpsTest, ShardingAnnotationsPassTheirOperandThrough) {
   // (Other targets stay; the evaluator, which this test runs, refuses them.)
 }
 
+TEST(AlgsimpShapeOpsTest, CollectivesOverOneParticipantPassTheirOperandThrough) {
+  EXPECT_EQ(After(R"(
+HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[4,2] parameter(0)
+  r = f32[4,2] all-reduce(p), channel_id=1, replica_groups={{0}}, use_global_device_ids=true, to_apply=sum
+  g = f32[4,2] all-gather(r), dimensions={0}, replica_groups={}
+  ROOT n = f32[4,2] negate(g)
+})"),
+            "parameter,negate");
+}
+
 TEST(AlgsimpShapeOpsTest, WideningIntegerChainBecomesOneConvert) {
   auto module = Parse(Module(R"(
   p = s8[4] parameter(0)

@@ -128,6 +128,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryTopK(
     case U8: case U16: case U32:
       break;
     default:
+      if (IsFloat8Type(operand.element_type())) break;
       return absl::UnimplementedError(
           absl::StrCat("topk of ", PrimitiveTypeName(operand.element_type())));
   }

@@ -338,6 +338,28 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
 }
 
+// topk over float8 rows (few distinct values: many ties), largest and
+// smallest, as the evaluator orders them.
+TEST(CpuOpsTest, Float8TopKRunsNatively) {
+  const std::string text = R"(
+HloModule f8_topk
+ENTRY main {
+  a = f8e4m3fn[5,12] parameter(0)
+  b = f8e4m3fnuz[3,40] parameter(1)
+  ta = (f8e4m3fn[5,4], s32[5,4]) topk(a), k=4, largest=true
+  tb = (f8e4m3fnuz[3,20], s32[3,20]) topk(b), k=20, largest=false
+  a0 = f8e4m3fn[5,4] get-tuple-element(ta), index=0
+  a1 = s32[5,4] get-tuple-element(ta), index=1
+  b0 = f8e4m3fnuz[3,20] get-tuple-element(tb), index=0
+  b1 = s32[3,20] get-tuple-element(tb), index=1
+  ROOT t = (f8e4m3fn[5,4], s32[5,4], f8e4m3fnuz[3,20], s32[3,20]) tuple(a0, a1, b0, b1)
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, CpuCompileOptions());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+}
+
 // topk: largest and smallest, ties (lower index first), signed zeros and
 // NaNs (a total order), f32, s32 and bf16, k = 0 and k = the row length,
 // k up to kTopKInsertionMax (kept in order as the row streams by) and

@@ -157,6 +157,15 @@ absl::Status RunTopK(PrimitiveType type, int64_t rows, int64_t length, int64_t k
     case U16: return run(static_cast<uint16_t*>(nullptr));
     case U32: return run(static_cast<uint32_t*>(nullptr));
     default:
+      if (IsFloat8Type(type)) {
+        return DispatchElementType(type, [&]<typename T>() -> absl::Status {
+          if constexpr (kIsFloat8<T>) {
+            return run(static_cast<T*>(nullptr));
+          } else {
+            return absl::InternalError("unreachable topk type");
+          }
+        });
+      }
       return absl::UnimplementedError(
           absl::StrCat("topk of ", PrimitiveTypeName(type), " is not supported natively"));
   }

@@ -74,43 +74,36 @@ absl::StatusOr<bool> Canonicalize(HloComputation* computation, HloInstruction* d
   }
   // The result keeps its dimensions (batch, lhs free, rhs free); its
   // layout too where the GEMM writes that, else row-major and a copy.
-  std::vector<HloInstruction*> added;
   HloInstruction* new_lhs = TransposeInto(computation, lhs, lhs_order);
   HloInstruction* new_rhs = TransposeInto(computation, rhs, rhs_order);
-  added = {new_lhs, new_rhs};
+  std::vector<HloInstruction*> added = {new_lhs, new_rhs};
+  auto add = [&](std::unique_ptr<HloInstruction> instruction) {
+    added.push_back(computation->AddInstruction(std::move(instruction)));
+    return added.back();
+  };
   auto make_dot = [&](const Shape& shape) {
     std::unique_ptr<HloInstruction> clone = dot->CloneWithNewOperands(shape, {new_lhs, new_rhs});
     clone->mutable_attrs().dot_dimension_numbers = canonical;
-    return computation->AddInstruction(std::move(clone));
+    return add(std::move(clone));
   };
   HloInstruction* replacement = make_dot(dot->shape());
-  added.push_back(replacement);
   if (!PlanDot(*replacement).ok()) {
     Shape row_major = dot->shape();
     row_major.set_layout(Layout::Descending(row_major.rank()));
     HloInstruction* row_major_dot = make_dot(row_major);
-    added.push_back(row_major_dot);
-    if (PlanDot(*row_major_dot).ok()) {
-      replacement = computation->AddInstruction(
-          HloInstruction::CreateUnary(dot->shape(), HloOpcode::kCopy, row_major_dot));
-      added.push_back(replacement);
-    } else {
-      replacement = nullptr;
+    replacement =
+        PlanDot(*row_major_dot).ok()
+            ? add(HloInstruction::CreateUnary(dot->shape(), HloOpcode::kCopy, row_major_dot))
+            : nullptr;
+  }
+  // What was tried and is not used goes, users first: everything when the
+  // dot is refused for another reason (its types) and stays to fall back.
+  for (auto it = added.rbegin(); it != added.rend(); ++it) {
+    if (*it != replacement && (*it)->user_count() == 0) {
+      TS_RETURN_IF_ERROR(computation->RemoveInstruction(*it));
     }
   }
-  if (replacement == nullptr) {
-    // Refused for another reason (its types): leave the dot to fall back.
-    for (auto it = added.rbegin(); it != added.rend(); ++it) {
-      if ((*it)->user_count() == 0) TS_RETURN_IF_ERROR(computation->RemoveInstruction(*it));
-    }
-    return false;
-  }
-  // Unused canonical attempts go too.
-  for (HloInstruction* h : added) {
-    if (h != replacement && h->user_count() == 0 && h != new_lhs && h != new_rhs) {
-      TS_RETURN_IF_ERROR(computation->RemoveInstruction(h));
-    }
-  }
+  if (replacement == nullptr) return false;
   TS_RETURN_IF_ERROR(dot->ReplaceAllUsesWith(replacement));  // the root too
   TS_RETURN_IF_ERROR(computation->RemoveInstruction(dot));
   return true;

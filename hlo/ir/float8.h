@@ -11,6 +11,7 @@
 #ifndef TESSERA_HLO_IR_FLOAT8_H_
 #define TESSERA_HLO_IR_FLOAT8_H_
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -25,6 +26,11 @@ enum class Specials { kIeee, kFiniteNan, kFiniteUnsignedZero };
 
 using float16_internal::BitsFloat;
 using float16_internal::FloatBits;
+
+// 2^n as a float, at compile time, for -126 <= n <= 127.
+constexpr float PowerOfTwo(int n) {
+  return std::bit_cast<float>(static_cast<uint32_t>(n + 127) << 23);
+}
 
 }  // namespace float8_internal
 
@@ -82,7 +88,8 @@ struct float8 {
       // A subnormal (or zero) result: the multiple of the smallest
       // subnormal 2^(1 - bias - mantissa bits), to nearest even.  The
       // scaling by a power of two is exact.
-      const float scaled = BitsFloat(abs) * std::ldexp(1.0f, kBias - 1 + kMantissaBits);
+      constexpr float kScale = float8_internal::PowerOfTwo(kBias - 1 + kMantissaBits);
+      const float scaled = BitsFloat(abs) * kScale;
       code = static_cast<uint32_t>(std::nearbyint(scaled));
     } else {
       // Round the float's mantissa to kMantissaBits bits (a carry moves
@@ -118,8 +125,8 @@ struct float8 {
       }
     }
     if (exponent == 0) {
-      const float magnitude =
-          static_cast<float>(mantissa) * std::ldexp(1.0f, 1 - kBias - kMantissaBits);
+      constexpr float kSmallest = float8_internal::PowerOfTwo(1 - kBias - kMantissaBits);
+      const float magnitude = static_cast<float>(mantissa) * kSmallest;
       return BitsFloat(sign | FloatBits(magnitude));
     }
     return BitsFloat(sign | ((exponent + 127 - kBias) << 23) | (mantissa << (23 - kMantissaBits)));

@@ -390,6 +390,12 @@ TEST(ParseErrorTest, ConstantOutOfRange) {
                       "value 128 is out of range for s8"));
   EXPECT_TRUE(FailsAt("ENTRY %e {\n  ROOT %c = u8[1] constant({-1})\n}\n", "-1",
                       "value -1 is out of range for u8"));
+  // float8: past the largest finite value (after rounding), or an infinity
+  // where the format has none.
+  EXPECT_TRUE(FailsAt("ENTRY %e {\n  ROOT %c = f8e4m3fn[2] constant({1, 500})\n}\n", "500",
+                      "value 500 is out of range for f8e4m3fn"));
+  EXPECT_TRUE(FailsAt("ENTRY %e {\n  ROOT %c = f8e4m3fnuz[] constant(-inf)\n}\n", "-inf",
+                      "is out of range for f8e4m3fnuz"));
   EXPECT_TRUE(FailsAt("ENTRY %e {\n  ROOT %c = s64[] constant(9223372036854775808)\n}\n",
                       "9223372036854775808", "value 9223372036854775808 is out of range for s64"));
   EXPECT_TRUE(FailsAt("ENTRY %e {\n  ROOT %c = s8[] constant(18446744073709551615)\n}\n",

@@ -201,8 +201,8 @@ absl::StatusOr<bool> Shrink(HloModule* module, HloInstruction* loop,
         user->shape(), new_loop, new_index[user->tuple_index()]));
     TS_RETURN_IF_ERROR(parent->ReplaceInstruction(user, element));
   }
-  // The old loop, now without users, goes with the next DCE sweep; its
-  // computations then lose their only caller.
+  // The old loop went with its last user (ReplaceInstruction removes
+  // operands left unused); its computations are now uncalled, for DCE.
   return true;
 }
 
@@ -213,6 +213,11 @@ absl::StatusOr<bool> RemoveDeadWhileElements(HloModule* module) {
   bool changed = false;
   for (HloComputation* computation : module->MakeComputationPostOrder()) {
     for (HloInstruction* instruction : computation->MakeInstructionPostOrder()) {
+      // A rewrite removes the old loop's users, and with them the loop and
+      // its init when nothing else reads them: those are gone from the
+      // list taken before (reading them read freed memory, which now and
+      // then looked like a while without computations).
+      if (!computation->Contains(instruction)) continue;
       if (instruction->opcode() != HloOpcode::kWhile) continue;
       // Recount each time: a rewrite adds computations.
       TS_ASSIGN_OR_RETURN(bool shrunk,

@@ -25,6 +25,11 @@ const std::vector<FlagSpec>& BackendOptionFlags() {
       {"llvm_pipeline", true, false,
        "cpu: the LLVM optimizer's pipeline: kernel (Tessera's, the "
        "default) or default (LLVM's O3 module pipeline, for comparison)"},
+      {"kernels", true, false,
+       "cpu: llvm (every kernel compiled by LLVM, the default) or tile "
+       "(loop and row-reduction fusions the baseline tier takes run as tile "
+       "programs, without generating code: the same results, compiled in "
+       "microseconds, large ones run slower)"},
   };
   return *flags;
 }
@@ -34,6 +39,7 @@ BackendOptions BackendOptionsFromFlags(const CommandLine& cl) {
   options.cache_dir = cl.Get("cache_dir");
   options.dump_llvm_dir = cl.Get("dump_llvm_dir");
   options.llvm_pipeline = cl.Get("llvm_pipeline");
+  options.kernels = cl.Get("kernels");
   return options;
 }
 
@@ -55,6 +61,12 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForBackend(
     } else if (!options.llvm_pipeline.empty() && options.llvm_pipeline != "kernel") {
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown --llvm_pipeline '", options.llvm_pipeline, "' (kernel or default)"));
+    }
+    if (options.kernels == "tile") {
+      cpu_options.tile_kernels = true;
+    } else if (!options.kernels.empty() && options.kernels != "llvm") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown --kernels '", options.kernels, "' (llvm or tile)"));
     }
     if (!options.dump_llvm_dir.empty()) {
       // The JIT ignores a dump it cannot write; the user asked for it.

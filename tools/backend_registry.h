@@ -27,12 +27,17 @@ struct BackendOptions {
   // also when empty) or "default" (LLVM's O3 module pipeline), for
   // comparing them (llvm_ir::JitOptions::kernel_pipeline).
   std::string llvm_pipeline;
+  // cpu: "llvm" (every kernel compiled by LLVM; also when empty) or "tile"
+  // (the fusions the baseline tier takes run as its tile programs,
+  // cpu::TileKernel; CpuCompileOptions::tile_kernels).
+  std::string kernels;
   // cpu: look the program up in (and add it to) the in-memory compilation
   // cache; off: always compile.
   bool use_cache = true;
 };
 
-// The flags of BackendOptions (--cache_dir, --dump_llvm_dir, --llvm_pipeline),
+// The flags of BackendOptions (--cache_dir, --dump_llvm_dir, --llvm_pipeline,
+// --kernels),
 // for the commands that compile, and the options they give.
 const std::vector<FlagSpec>& BackendOptionFlags();
 BackendOptions BackendOptionsFromFlags(const CommandLine& cl);

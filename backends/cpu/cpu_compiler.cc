@@ -168,6 +168,21 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
     }
   }
   const int64_t partitions = WorkPartitions(instruction->shape(), instruction);
+  if (options_.tile_kernels && options_.polynomial_math &&
+      instruction->opcode() == HloOpcode::kFusion) {
+    TileKernelOptions tile_options;
+    tile_options.reorder_float_reductions = options_.reorder_float_reductions;
+    tile_options.math_target = executable_.kernel_compiler_->target();
+    tile_options.streaming_store_bytes = options_.streaming_store_bytes;
+    absl::StatusOr<std::unique_ptr<TileKernel>> tile =
+        TileKernel::Create(*computation, tile_options);
+    if (tile.ok()) {
+      ++executable_.stats_.tile_kernels;
+      return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
+          instruction->name(), std::move(*tile), std::move(operands), result, partitions));
+    }
+    if (!absl::IsUnimplemented(tile.status())) return tile.status();
+  }
   TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
                       executable_.kernel_compiler_->Compile(
                           *computation, KernelOptions(operands, result, partitions)));

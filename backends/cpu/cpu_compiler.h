@@ -48,6 +48,13 @@ struct CpuCompileOptions {
   // polynomials (within the ULP bounds of polynomial_math.h); off: the C
   // library, bit-exact with the evaluator.
   bool polynomial_math = true;
+  // Loop and row-reduction fusions the baseline tier takes run as its tile
+  // programs (tile_kernel.h: no code generated, the same results), the
+  // rest through LLVM; off: every kernel through LLVM.  Off by default: the
+  // tier compiles a softmax or layer norm kernel in well under a
+  // millisecond instead of 10, but runs large memory-bound ones 1.1-1.7x
+  // slower than their LLVM kernels.
+  bool tile_kernels = false;
   // Float sums and products reduced in vector lanes combined pairwise
   // (loop_kernel.h); off: the evaluator's serial order, bit-exact.
   bool reorder_float_reductions = true;

@@ -139,6 +139,14 @@ std::unique_ptr<runtime::Thunk> KernelThunk::Lower() const {
   std::vector<runtime::BufferSlice> slices;
   for (const BufferSlice& slice : operands_) slices.push_back(ToRuntime(slice));
   slices.push_back(ToRuntime(result_));
+  if (tile_kernel_ != nullptr) {
+    const TileKernel* tile = tile_kernel_.get();
+    const int64_t work = tile->work_size();
+    return std::make_unique<runtime::KernelThunk>(
+        absl::StrCat(name(), " (tiles)"), std::move(slices),
+        [tile](void** buffers, int64_t begin, int64_t end) { tile->Run(buffers, begin, end); },
+        work, std::max<int64_t>(1, std::min(partitions_, work)));
+  }
   return std::make_unique<runtime::KernelThunk>(name(), std::move(slices), kernel_->function(),
                                                 kernel_->work_size(),
                                                 std::max<int64_t>(1, std::min(partitions_, kernel_->work_size())));
@@ -193,6 +201,14 @@ KernelThunk::KernelThunk(std::string name, std::unique_ptr<LoopKernel> kernel,
       result_(result),
       partitions_(std::max<int64_t>(partitions, 1)) {}
 
+KernelThunk::KernelThunk(std::string name, std::unique_ptr<TileKernel> kernel,
+                         std::vector<BufferSlice> operands, BufferSlice result, int64_t partitions)
+    : CpuThunk(std::move(name)),
+      tile_kernel_(std::move(kernel)),
+      operands_(std::move(operands)),
+      result_(result),
+      partitions_(std::max<int64_t>(partitions, 1)) {}
+
 absl::Status KernelThunk::Execute(const Arena& arena) const {
   void* stack[16];
   std::vector<void*> heap;
@@ -204,15 +220,19 @@ absl::Status KernelThunk::Execute(const Arena& arena) const {
   }
   for (size_t i = 0; i < operands_.size(); ++i) buffers[i] = arena.Address(operands_[i]);
   buffers[operands_.size()] = arena.Address(result_);
-  kernel_->Run(buffers);
+  if (tile_kernel_ != nullptr) {
+    tile_kernel_->Run(buffers, 0, tile_kernel_->work_size());
+  } else {
+    kernel_->Run(buffers);
+  }
   return absl::OkStatus();
 }
 
 std::string KernelThunk::ToString() const {
   std::vector<std::string> in;
   for (const BufferSlice& slice : operands_) in.push_back(SliceString(slice));
-  return absl::StrCat("kernel ", name(), " (", absl::StrJoin(in, ", "), ") -> ",
-                      SliceString(result_),
+  return absl::StrCat(tile_kernel_ != nullptr ? "tile kernel " : "kernel ", name(), " (",
+                      absl::StrJoin(in, ", "), ") -> ", SliceString(result_),
                       partitions_ > 1 ? absl::StrCat(" in ", partitions_, " partitions") : "");
 }
 

@@ -46,6 +46,7 @@
 #include "backends/cpu/linalg_thunk.h"
 #include "backends/cpu/loop_kernel.h"
 #include "backends/cpu/sort_thunk.h"
+#include "backends/cpu/tile_kernel.h"
 #include "hlo/ir/hlo_module.h"
 #include "hlo/ir/literal.h"
 #include "passes/memory/buffer_assignment.h"
@@ -128,12 +129,15 @@ class CpuThunk {
   std::string name_;
 };
 
-// A compiled elementwise kernel: buffers are the operands, then the result.
+// A compiled elementwise kernel, or the baseline tier's tile program for
+// one (tile_kernel.h): buffers are the operands, then the result.
 class KernelThunk : public CpuThunk {
  public:
   // `partitions` > 1: the runtime thunk splits the kernel's work over the
   // thread pool in that many blocks (CpuExecutable::Run runs it whole).
   KernelThunk(std::string name, std::unique_ptr<LoopKernel> kernel,
+              std::vector<BufferSlice> operands, BufferSlice result, int64_t partitions = 1);
+  KernelThunk(std::string name, std::unique_ptr<TileKernel> kernel,
               std::vector<BufferSlice> operands, BufferSlice result, int64_t partitions = 1);
   absl::Status Execute(const Arena& arena) const override;
   bool native() const override { return true; }
@@ -141,7 +145,8 @@ class KernelThunk : public CpuThunk {
   std::unique_ptr<runtime::Thunk> Lower() const override;
 
  private:
-  std::unique_ptr<LoopKernel> kernel_;
+  std::unique_ptr<LoopKernel> kernel_;  // one of these two
+  std::unique_ptr<TileKernel> tile_kernel_;
   std::vector<BufferSlice> operands_;
   BufferSlice result_;
   int64_t partitions_ = 1;
@@ -394,6 +399,8 @@ struct CpuExecutableStats {
   // Kernels that write their result with non-temporal stores
   // (CpuCompileOptions::streaming_store_bytes).
   int64_t streaming_kernels = 0;
+  // Kernels run as the baseline tier's tile programs (tile_kernel.h).
+  int64_t tile_kernels = 0;
   // "opcode name: reason" per fallback instruction.
   std::vector<std::string> fallbacks;
   double compile_ms = 0;  // the whole CompileForCpu

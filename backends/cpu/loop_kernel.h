@@ -167,6 +167,14 @@ class LoopKernelCompiler {
       const HloInstruction& reduce, const LoopKernelOptions& options);
 
   llvm_ir::JitStats jit_stats() const { return jit_->stats(); }
+  // What the kernels are compiled for: the JIT's options with its actual
+  // CPU and features (the math routines' target).
+  llvm_ir::JitOptions target() const {
+    llvm_ir::JitOptions options = jit_->options();
+    options.cpu = jit_->cpu_name();
+    options.features = jit_->cpu_features();
+    return options;
+  }
   // How many Compile calls returned an earlier kernel's code: a computation
   // with the same structural text (hlo_structural_text.h) and options
   // compiles once.

@@ -132,6 +132,67 @@ llvm::Function* DeclareRoutine(llvm::Module* module, MathFunction function, bool
   return scalar;
 }
 
+// Routine::lanes of an array routine (MathArrayRoutine).
+constexpr int kArrayLanes = -1;
+
+// `void name(const T* in0, [const T* in1,] T* out, i64 n)`: whole 64-byte
+// vectors of the polynomial, then one element at a time.  False where
+// there is no polynomial.
+bool EmitArrayRoutine(llvm::Module* module, llvm::StringRef name, const Routine& routine) {
+  llvm::LLVMContext& context = module->getContext();
+  llvm::Type* element =
+      routine.is_f64 ? llvm::Type::getDoubleTy(context) : llvm::Type::getFloatTy(context);
+  llvm::Type* pointer = llvm::PointerType::getUnqual(context);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(context);
+  const int arity = Arity(routine.function);
+  std::vector<llvm::Type*> parameters(arity + 1, pointer);
+  parameters.push_back(i64);
+  llvm::Function* f = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(context), parameters, /*isVarArg=*/false),
+      llvm::GlobalValue::ExternalLinkage, name, module);
+  f->setDoesNotThrow();
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", f));
+  std::vector<llvm::Value*> inputs;
+  for (int k = 0; k < arity; ++k) inputs.push_back(f->getArg(k));
+  llvm::Value* out = f->getArg(arity);
+  llvm::Value* n = f->getArg(arity + 1);
+  const int width = routine.is_f64 ? 8 : 16;
+  llvm::Type* vector = llvm::FixedVectorType::get(element, width);
+  llvm::Value* whole = b.CreateAnd(n, llvm::ConstantInt::get(i64, -int64_t{width}));
+  // One loop over [start, end) in steps of `step` elements of `type`.
+  auto emit_loop = [&](absl::string_view loop_name, llvm::Value* start, llvm::Value* end,
+                       llvm::Type* type, int step) -> bool {
+    llvm::BasicBlock* before = b.GetInsertBlock();
+    llvm::BasicBlock* body = llvm::BasicBlock::Create(context, absl::StrCat(loop_name, ".body"), f);
+    llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, absl::StrCat(loop_name, ".exit"), f);
+    b.CreateCondBr(b.CreateICmpSLT(start, end), body, exit);
+    b.SetInsertPoint(body);
+    llvm::PHINode* i = b.CreatePHI(i64, 2);
+    i->addIncoming(start, before);
+    std::vector<llvm::Value*> args;
+    for (llvm::Value* input : inputs) {
+      args.push_back(b.CreateAlignedLoad(type, b.CreateInBoundsGEP(element, input, i),
+                                         llvm::Align(element->getPrimitiveSizeInBits() / 8)));
+    }
+    llvm::Value* result = EmitPolynomialMath(&b, routine.function, args);
+    if (result == nullptr) return false;
+    b.CreateAlignedStore(result, b.CreateInBoundsGEP(element, out, i),
+                         llvm::Align(element->getPrimitiveSizeInBits() / 8));
+    llvm::Value* next = b.CreateAdd(i, llvm::ConstantInt::get(i64, step), "", /*HasNUW=*/true,
+                                    /*HasNSW=*/true);
+    i->addIncoming(next, b.GetInsertBlock());
+    b.CreateCondBr(b.CreateICmpSLT(next, end), body, exit);
+    b.SetInsertPoint(exit);
+    return true;
+  };
+  if (!emit_loop("vector", llvm::ConstantInt::get(i64, 0), whole, vector, width) ||
+      !emit_loop("scalar", whole, n, element, 1)) {
+    return false;
+  }
+  b.CreateRetVoid();
+  return true;
+}
+
 // The routines compiled for one target, in a JIT of their own.
 class RoutineLibrary {
  public:
@@ -146,19 +207,25 @@ class RoutineLibrary {
       jit_ = std::move(*jit);
     }
     ModuleWithContext module = CreateModule(*jit_, name);
-    llvm::Function* f = llvm::Function::Create(
-        RoutineType(*module.context, routine.function, routine.is_f64, routine.lanes),
-        llvm::GlobalValue::ExternalLinkage, llvm::StringRef(name.data(), name.size()),
-        module.module.get());
-    MarkPure(f);
-    llvm::IRBuilder<> b(llvm::BasicBlock::Create(*module.context, "entry", f));
-    std::vector<llvm::Value*> args;
-    for (llvm::Argument& arg : f->args()) args.push_back(&arg);
-    llvm::Value* result = EmitPolynomialMath(&b, routine.function, args);
-    if (result == nullptr) {
-      return absl::InternalError(absl::StrCat("no polynomial for math routine ", name));
+    const llvm::StringRef symbol(name.data(), name.size());
+    if (routine.lanes == kArrayLanes) {
+      if (!EmitArrayRoutine(module.module.get(), symbol, routine)) {
+        return absl::InternalError(absl::StrCat("no polynomial for math routine ", name));
+      }
+    } else {
+      llvm::Function* f = llvm::Function::Create(
+          RoutineType(*module.context, routine.function, routine.is_f64, routine.lanes),
+          llvm::GlobalValue::ExternalLinkage, symbol, module.module.get());
+      MarkPure(f);
+      llvm::IRBuilder<> b(llvm::BasicBlock::Create(*module.context, "entry", f));
+      std::vector<llvm::Value*> args;
+      for (llvm::Argument& arg : f->args()) args.push_back(&arg);
+      llvm::Value* result = EmitPolynomialMath(&b, routine.function, args);
+      if (result == nullptr) {
+        return absl::InternalError(absl::StrCat("no polynomial for math routine ", name));
+      }
+      b.CreateRet(result);
     }
-    b.CreateRet(result);
     if (absl::Status status = AddModule(*jit_, std::move(module)); !status.ok()) return status;
     absl::StatusOr<void*> address = jit_->Lookup(name);
     if (!address.ok()) return address.status();
@@ -218,11 +285,9 @@ llvm::Value* EmitMathRoutineCall(llvm::IRBuilder<>* b, MathFunction function,
   return b->CreateCall(callee, std::vector<llvm::Value*>(args.begin(), args.end()));
 }
 
-absl::StatusOr<uint64_t> MathRoutineAddress(absl::string_view name, const JitOptions& target) {
-  std::optional<Routine> routine = ParseRoutineName(name);
-  if (!routine.has_value()) {
-    return absl::NotFoundError(absl::StrCat("'", name, "' is not a math routine"));
-  }
+namespace {
+
+RoutineLibrary& LibraryFor(const JitOptions& target) {
   static std::mutex mutex;
   static auto* libraries = new absl::flat_hash_map<std::string, std::unique_ptr<RoutineLibrary>>;
   RoutineLibrary* library;
@@ -243,7 +308,30 @@ absl::StatusOr<uint64_t> MathRoutineAddress(absl::string_view name, const JitOpt
     }
     library = slot.get();
   }
-  return library->Address(name, *routine);
+  return *library;
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> MathRoutineAddress(absl::string_view name, const JitOptions& target) {
+  std::optional<Routine> routine = ParseRoutineName(name);
+  if (!routine.has_value()) {
+    return absl::NotFoundError(absl::StrCat("'", name, "' is not a math routine"));
+  }
+  return LibraryFor(target).Address(name, *routine);
+}
+
+absl::StatusOr<void*> MathArrayRoutine(MathFunction function, bool is_f64,
+                                       const JitOptions& target) {
+  if (!HasMathRoutine(function, is_f64)) {
+    return absl::NotFoundError(
+        absl::StrCat("no math routine for ", MathFunctionName(function), is_f64 ? " f64" : " f32"));
+  }
+  absl::StatusOr<uint64_t> address =
+      LibraryFor(target).Address(absl::StrCat(MathRoutineName(function, is_f64, 1), "_array"),
+                                 Routine{function, is_f64, kArrayLanes});
+  if (!address.ok()) return address.status();
+  return reinterpret_cast<void*>(*address);
 }
 
 MathRoutineEmitter::MathRoutineEmitter(llvm::Module* module, llvm::IRBuilder<>* b)

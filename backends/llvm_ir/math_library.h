@@ -59,6 +59,22 @@ llvm::Value* EmitMathRoutineCall(llvm::IRBuilder<>* b, MathFunction function,
 // that is not a routine.  The JIT's resolver; exposed for tests.
 absl::StatusOr<uint64_t> MathRoutineAddress(absl::string_view name, const JitOptions& target);
 
+// The routine for `function` over arrays, for callers that are not JIT
+// code (backends/cpu/tile_kernel.h's baseline kernels):
+//
+//   void f(const T* in, T* out, int64_t n);             // one argument
+//   void f(const T* in0, const T* in1, T* out, int64_t n);  // pow
+//
+// out[i] = function(in[i]) for i < n: the same polynomial as the scalar
+// and vector routines (whole vectors of 64 bytes, then scalars), so every
+// element is what a kernel computes for it.  Compiled on the first request
+// per function and target, then kept for the process.  NotFound where
+// HasMathRoutine is false.
+using UnaryArrayRoutine = void(const void* in, void* out, int64_t n);
+using BinaryArrayRoutine = void(const void* in0, const void* in1, void* out, int64_t n);
+absl::StatusOr<void*> MathArrayRoutine(MathFunction function, bool is_f64,
+                                       const JitOptions& target);
+
 // An elemental emitter whose transcendental functions call the routines;
 // functions without one are inlined polynomials where polynomial_math.h has
 // them (sqrt, rsqrt) and C library calls otherwise.

@@ -159,6 +159,51 @@ TEST(MathLibraryTest, RoutinesMatchTheInlinedPolynomials) {
   }
 }
 
+// The array routines (MathArrayRoutine) against the inlined scalar
+// polynomial, over counts with and without a partial last vector (the
+// array routine's scalar remainder), every element bit for bit.
+template <typename T, typename Bits>
+void CheckArrayRoutine(MathFunction function) {
+  const bool is_f64 = sizeof(T) == 8;
+  SCOPED_TRACE(absl::StrCat(MathRoutineName(function, is_f64, 1), "_array"));
+  absl::StatusOr<std::unique_ptr<LlvmJit>> jit = LlvmJit::Create();
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  ModuleWithContext module = CreateModule(**jit, "apply");
+  EmitApply(module.module.get(), "inlined", function, is_f64, 1, /*routine=*/false);
+  ASSERT_TRUE(AddModule(**jit, std::move(module)).ok());
+  using Apply = void(const T*, const T*, T*, int64_t);
+  absl::StatusOr<Apply*> inlined = (*jit)->LookupFunction<Apply>("inlined");
+  ASSERT_TRUE(inlined.ok()) << inlined.status();
+  JitOptions target = (*jit)->options();
+  target.cpu = (*jit)->cpu_name();
+  target.features = (*jit)->cpu_features();
+  absl::StatusOr<void*> routine = MathArrayRoutine(function, is_f64, target);
+  ASSERT_TRUE(routine.ok()) << routine.status();
+  for (int64_t count : {0, 1, 15, 16, 17, 4099}) {
+    SCOPED_TRACE(count);
+    const std::vector<T> x = Arguments<T, Bits>(count, 3);
+    const std::vector<T> y = Arguments<T, Bits>(count, 4);
+    std::vector<T> got(count + 1, T(7)), want(count);
+    if (Arity(function) == 2) {
+      reinterpret_cast<BinaryArrayRoutine*> (*routine)(x.data(), y.data(), got.data(), count);
+    } else {
+      reinterpret_cast<UnaryArrayRoutine*> (*routine)(x.data(), got.data(), count);
+    }
+    (*inlined)(x.data(), y.data(), want.data(), count);
+    EXPECT_EQ(got[count], T(7)) << "wrote past the end";
+    got.resize(count);
+    ExpectSameBits<T, Bits>(got, want, "array routine", x);
+  }
+}
+
+TEST(MathLibraryTest, ArrayRoutinesMatchTheInlinedPolynomials) {
+  for (MathFunction function : kRoutineFunctions) {
+    if (HasMathRoutine(function, /*is_f64=*/false)) CheckArrayRoutine<float, uint32_t>(function);
+    if (HasMathRoutine(function, /*is_f64=*/true)) CheckArrayRoutine<double, uint64_t>(function);
+  }
+  EXPECT_TRUE(absl::IsNotFound(MathArrayRoutine(MathFunction::kSqrt, false, {}).status()));
+}
+
 TEST(MathLibraryTest, WhichFunctionsHaveRoutines) {
   EXPECT_TRUE(HasMathRoutine(MathFunction::kTanh, false));
   EXPECT_FALSE(HasMathRoutine(MathFunction::kTanh, true));  // libm in f64

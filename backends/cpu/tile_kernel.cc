@@ -1,0 +1,417 @@
+// TileKernel: a fusion as a program of tile operations; see tile_kernel.h.
+#include "backends/cpu/tile_kernel.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "absl/base/casts.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "backends/llvm_ir/elemental_ir_emitter.h"
+#include "backends/llvm_ir/math_library.h"
+#include "backends/llvm_ir/streaming_stores.h"
+#include "hlo/ir/hlo_instruction.h"
+#include "hlo/ir/status_macros.h"
+
+namespace tessera {
+namespace cpu {
+namespace {
+
+// The tile loops for this host: AVX-512 (F, BW, DQ, VL) where it has it.
+bool HostHasAvx512() {
+  static const bool supported = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  }();
+  return supported;
+}
+
+void Binary(tile_ops::BinaryOp op, const float* a, float a_scalar, const float* b, float b_scalar,
+            float* out, int64_t n) {
+  if (HostHasAvx512()) return tile_ops::avx512::Binary(op, a, a_scalar, b, b_scalar, out, n);
+  tile_ops::baseline::Binary(op, a, a_scalar, b, b_scalar, out, n);
+}
+
+void Unary(tile_ops::UnaryOp op, const float* a, float* out, int64_t n) {
+  if (HostHasAvx512()) return tile_ops::avx512::Unary(op, a, out, n);
+  tile_ops::baseline::Unary(op, a, out, n);
+}
+
+void StoreStreaming(const float* tile, float* out, int64_t n) {
+  if (HostHasAvx512()) return tile_ops::avx512::StoreStreaming(tile, out, n);
+  tile_ops::baseline::StoreStreaming(tile, out, n);
+}
+
+float Reduce(const tile_ops::Reduction& reduction, const float* x, int64_t n, float init) {
+  if (HostHasAvx512()) return tile_ops::avx512::Reduce(reduction, x, n, init);
+  return tile_ops::baseline::Reduce(reduction, x, n, init);
+}
+
+absl::Status Unsupported(const HloInstruction& h, absl::string_view why) {
+  return absl::UnimplementedError(absl::StrCat("tile kernel: %", h.name(), ": ", why));
+}
+
+bool RowMajor(const Shape& shape) { return !shape.has_layout() || shape.layout().IsDescending(); }
+
+std::optional<tile_ops::BinaryOp> BinaryOpOf(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kAdd: return tile_ops::BinaryOp::kAdd;
+    case HloOpcode::kSubtract: return tile_ops::BinaryOp::kSubtract;
+    case HloOpcode::kMultiply: return tile_ops::BinaryOp::kMultiply;
+    case HloOpcode::kDivide: return tile_ops::BinaryOp::kDivide;
+    case HloOpcode::kMaximum: return tile_ops::BinaryOp::kMaximum;
+    case HloOpcode::kMinimum: return tile_ops::BinaryOp::kMinimum;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<tile_ops::UnaryOp> UnaryOpOf(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kNegate: return tile_ops::UnaryOp::kNegate;
+    case HloOpcode::kAbs: return tile_ops::UnaryOp::kAbs;
+    case HloOpcode::kSqrt: return tile_ops::UnaryOp::kSqrt;
+    case HloOpcode::kRsqrt: return tile_ops::UnaryOp::kRsqrt;
+    default:
+      return std::nullopt;
+  }
+}
+
+// The reduce emitter's ReductionLanes for f32 (reduce_emitter.cc).
+int64_t ReductionLanes(int64_t extent) {
+  if (extent >= 8 * 32) return 64;
+  return extent >= 32 ? 32 : 0;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputation& computation,
+                                                               const TileKernelOptions& options) {
+  const HloInstruction* root = computation.root_instruction();
+  if (!root->shape().IsArray()) return Unsupported(*root, "a tuple root");
+  const Shape& full =
+      root->opcode() == HloOpcode::kReduce ? root->operand(0)->shape() : root->shape();
+  const int64_t rank = full.rank();
+  if (rank == 0) return Unsupported(*root, "a scalar result");
+  const std::vector<int64_t>& dims = full.dimensions();
+  const std::vector<int64_t> leading(dims.begin(), dims.end() - 1);
+  std::unique_ptr<TileKernel> kernel(new TileKernel);
+  kernel->row_length_ = dims.back();
+  kernel->rows_ = 1;
+  for (int64_t d : leading) kernel->rows_ *= d;
+  kernel->parameter_count_ = static_cast<int>(computation.num_parameters());
+
+  std::vector<int64_t> row_dims(rank - 1);
+  for (int64_t d = 0; d + 1 < rank; ++d) row_dims[d] = d;
+  bool reduces = false;
+  const std::vector<HloInstruction*> post_order = computation.MakeInstructionPostOrder();
+  // Rank-1 values of E elements read only through broadcasts along the
+  // last dimension, directly or through other such values (a bias, and
+  // what operator sinking moved in front of its broadcast): computed per
+  // tile from the columns of their parameters.
+  absl::flat_hash_set<const HloInstruction*> columns;
+  for (auto it = post_order.rbegin(); it != post_order.rend(); ++it) {
+    const HloInstruction* h = *it;
+    if (h == root || rank < 2 || h->shape().rank() != 1 ||
+        h->shape().dimensions()[0] != dims.back() || h->users().empty()) {
+      continue;
+    }
+    bool only_columns = true;
+    for (const HloInstruction* user : h->users()) {
+      only_columns &=
+          columns.contains(user) || (user->opcode() == HloOpcode::kBroadcast &&
+                                     user->dimensions() == std::vector<int64_t>{rank - 1} &&
+                                     user->shape().dimensions() == dims);
+    }
+    if (only_columns) columns.insert(h);
+  }
+  absl::flat_hash_map<const HloInstruction*, int> step_of;
+  // Steps by what they compute (fusion can leave two copies of a producer
+  // in one computation: layer norm's mean is subtracted twice).
+  absl::flat_hash_map<std::string, int> step_by_key;
+  auto add = [&](Step step) {
+    std::string key = absl::StrCat(
+        static_cast<int>(step.op), ",", static_cast<int>(step.kind), ",", step.parameter, ",",
+        step.operands[0], ",", step.operands[1], ",", absl::bit_cast<uint32_t>(step.constant), ",",
+        static_cast<int>(step.binary), ",", static_cast<int>(step.unary), ",",
+        static_cast<int>(step.reduction.op), ",", step.reduction.accumulator_first, ",",
+        step.reduction.lanes, ",", reinterpret_cast<uintptr_t>(step.array_routine));
+    auto [it, inserted] = step_by_key.try_emplace(std::move(key), 0);
+    if (!inserted) return it->second;
+    kernel->steps_.push_back(step);
+    it->second = static_cast<int>(kernel->steps_.size()) - 1;
+    return it->second;
+  };
+  auto kind_of = [&](const HloInstruction* h) { return kernel->steps_[step_of.at(h)].kind; };
+  for (const HloInstruction* h : post_order) {
+    if (!h->shape().IsArray() || h->shape().element_type() != F32) {
+      return Unsupported(*h, "not an f32 array");
+    }
+    const Shape& shape = h->shape();
+    switch (h->opcode()) {
+      case HloOpcode::kParameter: {
+        Step step{StepOp::kParameter, Kind::kScalar};
+        step.parameter = static_cast<int>(h->parameter_number());
+        if (!RowMajor(shape)) return Unsupported(*h, "not row-major");
+        if (shape.rank() == 0) {
+          step.kind = Kind::kScalar;
+        } else if (shape.dimensions() == dims) {
+          step.kind = Kind::kFull;
+        } else if (columns.contains(h)) {
+          step.op = StepOp::kColumn;
+          step.kind = Kind::kFull;
+        } else if (shape.dimensions() == leading) {
+          step.kind = Kind::kRow;
+        } else {
+          return Unsupported(*h, "a parameter of another shape than the rows'");
+        }
+        step_of[h] = add(step);
+        break;
+      }
+      case HloOpcode::kConstant: {
+        if (shape.rank() != 0) return Unsupported(*h, "a non-scalar constant");
+        Step step{StepOp::kConstant, Kind::kScalar};
+        step.constant = h->literal().Get<float>({});
+        step_of[h] = add(step);
+        break;
+      }
+      case HloOpcode::kBroadcast: {
+        const HloInstruction* operand = h->operand(0);
+        if (columns.contains(operand) || operand->shape().rank() == 0 ||
+            (shape.dimensions() == dims && h->dimensions() == row_dims &&
+             operand->shape().dimensions() == leading)) {
+          step_of[h] = step_of.at(operand);  // the same value, seen at more positions
+        } else {
+          return Unsupported(*h, "a broadcast other than of a scalar, a row value or a column");
+        }
+        break;
+      }
+      case HloOpcode::kReduce: {
+        const HloInstruction* input = h->operand(0);
+        if (h->operand_count() != 2 || input->shape().dimensions() != dims ||
+            h->dimensions() != std::vector<int64_t>{rank - 1} || kind_of(input) != Kind::kFull ||
+            kind_of(h->operand(1)) == Kind::kFull) {
+          return Unsupported(*h, "a reduce other than of a row");
+        }
+        if (kernel->row_length_ > kMaxReducedRow) return Unsupported(*h, "rows too long");
+        const HloComputation* reducer = h->to_apply();
+        const HloInstruction* op = reducer->root_instruction();
+        std::optional<tile_ops::BinaryOp> binary = BinaryOpOf(op->opcode());
+        if (reducer->instruction_count() != 3 || !binary.has_value() ||
+            *binary == tile_ops::BinaryOp::kSubtract || *binary == tile_ops::BinaryOp::kDivide ||
+            op->operand(0)->opcode() != HloOpcode::kParameter ||
+            op->operand(1)->opcode() != HloOpcode::kParameter || op->operand(0) == op->operand(1) ||
+            op->shape().element_type() != F32) {
+          return Unsupported(*h, "a reducer other than one add, multiply, maximum or minimum");
+        }
+        Step step{StepOp::kReduce, Kind::kRow};
+        step.operands[0] = step_of.at(input);
+        step.operands[1] = step_of.at(h->operand(1));
+        step.reduction.op = *binary;
+        step.reduction.accumulator_first = op->operand(0)->parameter_number() == 0;
+        const bool exact_in_any_order =
+            *binary == tile_ops::BinaryOp::kMaximum || *binary == tile_ops::BinaryOp::kMinimum;
+        step.reduction.lanes = exact_in_any_order || options.reorder_float_reductions
+                                   ? ReductionLanes(kernel->row_length_)
+                                   : 0;
+        reduces = true;
+        step_of[h] = add(step);
+        break;
+      }
+      default: {
+        if (std::optional<tile_ops::BinaryOp> binary = BinaryOpOf(h->opcode())) {
+          Step step{StepOp::kBinary, std::max(kind_of(h->operand(0)), kind_of(h->operand(1)))};
+          step.binary = *binary;
+          step.operands[0] = step_of.at(h->operand(0));
+          step.operands[1] = step_of.at(h->operand(1));
+          step_of[h] = add(step);
+          break;
+        }
+        if (h->operand_count() != 1) return Unsupported(*h, "no tile operation");
+        Step step{StepOp::kUnary, kind_of(h->operand(0))};
+        step.operands[0] = step_of.at(h->operand(0));
+        if (std::optional<tile_ops::UnaryOp> unary = UnaryOpOf(h->opcode())) {
+          step.unary = *unary;
+        } else if (std::optional<llvm_ir::MathFunction> function =
+                       llvm_ir::MathFunctionOf(h->opcode());
+                   function.has_value() && llvm_ir::HasMathRoutine(*function, false) &&
+                   *function != llvm_ir::MathFunction::kPow) {
+          // The routines kernels call: the same polynomial, element for element.
+          step.op = StepOp::kMath;
+          TS_ASSIGN_OR_RETURN(step.array_routine,
+                              llvm_ir::MathArrayRoutine(*function, false, options.math_target));
+          TS_ASSIGN_OR_RETURN(uint64_t scalar, llvm_ir::MathRoutineAddress(
+                                                   llvm_ir::MathRoutineName(*function, false, 1),
+                                                   options.math_target));
+          step.scalar_routine = reinterpret_cast<float (*)(float)>(scalar);
+        } else {
+          return Unsupported(*h, "no tile operation");
+        }
+        step_of[h] = add(step);
+        break;
+      }
+    }
+  }
+  const int root_step = step_of.at(root);
+  if (root_step < 0) return Unsupported(*root, "a root that only broadcasts");
+  const Step& last = kernel->steps_[root_step];
+  const bool full_root = last.kind == Kind::kFull && root->shape().dimensions() == dims;
+  const bool row_root =
+      last.kind == Kind::kRow && root->opcode() == HloOpcode::kReduce && RowMajor(root->shape());
+  if (!RowMajor(root->shape()) || !(full_root || row_root)) {
+    return Unsupported(*root, "a root that is not computed per row");
+  }
+  if (last.op == StepOp::kParameter || last.op == StepOp::kColumn) {
+    return Unsupported(*root, "a root that copies a parameter");
+  }
+  kernel->root_ = root_step;
+  for (const Step& step : kernel->steps_) {
+    if (step.op == StepOp::kParameter && step.kind == Kind::kFull) {
+      kernel->full_parameters_.push_back(step.parameter);
+    }
+  }
+  kernel->streaming_ =
+      !reduces && root->shape().ElementCount() * 4 >= options.streaming_store_bytes.value_or(
+                                                          llvm_ir::StreamingStoreThresholdBytes());
+  kernel->tile_length_ =
+      reduces ? kernel->row_length_ : std::min(kernel->row_length_, kTileElements);
+  kernel->tiles_per_row_ =
+      kernel->tile_length_ == 0
+          ? 0
+          : (kernel->row_length_ + kernel->tile_length_ - 1) / kernel->tile_length_;
+
+  // Scratch tiles for the full values computed along the way (the root
+  // writes the result), each freed after its last reader.
+  std::vector<int> last_use(kernel->steps_.size(), -1);
+  for (int i = 0; i < static_cast<int>(kernel->steps_.size()); ++i) {
+    for (int operand : kernel->steps_[i].operands) {
+      if (operand >= 0) last_use[operand] = i;
+    }
+  }
+  std::vector<int> free_slots;
+  std::vector<std::vector<int>> released(kernel->steps_.size());
+  for (int i = 0; i < static_cast<int>(kernel->steps_.size()); ++i) {
+    Step& step = kernel->steps_[i];
+    const bool computed =
+        step.op == StepOp::kBinary || step.op == StepOp::kUnary || step.op == StepOp::kMath;
+    if (computed && step.kind == Kind::kFull && (i != kernel->root_ || kernel->streaming_)) {
+      if (free_slots.empty()) {
+        step.slot = kernel->slots_++;
+      } else {
+        step.slot = free_slots.back();
+        free_slots.pop_back();
+      }
+      if (last_use[i] >= 0) released[last_use[i]].push_back(step.slot);
+    }
+    // A step's own operands' tiles are free once it has run (it may write
+    // over them: every tile operation reads each element before writing it).
+    for (int slot : released[i]) free_slots.push_back(slot);
+  }
+  if (kernel->streaming_) kernel->root_slot_ = kernel->steps_[kernel->root_].slot;
+  return kernel;
+}
+
+void TileKernel::Run(void** buffers, int64_t begin, int64_t end) const {
+  struct Value {
+    const float* tile = nullptr;
+    float scalar = 0;
+  };
+  std::vector<Value> values(steps_.size());
+  std::unique_ptr<float[]> scratch(new float[std::max<int64_t>(1, slots_ * tile_length_)]);
+  float* out = static_cast<float*>(buffers[parameter_count_]);
+  for (int64_t unit = begin; unit < end; ++unit) {
+    const int64_t row = unit / tiles_per_row_;
+    const int64_t start = unit % tiles_per_row_ * tile_length_;
+    const int64_t n = std::min(tile_length_, row_length_ - start);
+    if (unit + 1 < end) {
+      // The next tile's rows of the full parameters, on their way into the
+      // cache while this tile computes: the steps run one after another,
+      // so without this the first ones wait for memory and the later ones
+      // leave it idle.
+      const int64_t next_row = (unit + 1) / tiles_per_row_;
+      const int64_t next_start = (unit + 1) % tiles_per_row_ * tile_length_;
+      const int64_t next_n = std::min(tile_length_, row_length_ - next_start);
+      for (int parameter : full_parameters_) {
+        const char* p = reinterpret_cast<const char*>(
+            static_cast<const float*>(buffers[parameter]) + next_row * row_length_ + next_start);
+        for (int64_t offset = 0; offset < next_n * 4; offset += 64) {
+          __builtin_prefetch(p + offset, 0, 2);
+        }
+      }
+    }
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      const Step& step = steps_[i];
+      Value& value = values[i];
+      const bool full = step.kind == Kind::kFull;
+      float* tile = nullptr;
+      if (full) {
+        tile = static_cast<int>(i) == root_ && !streaming_
+                   ? out + row * row_length_ + start
+                   : scratch.get() + step.slot * tile_length_;
+      }
+      const Value* a = step.operands[0] >= 0 ? &values[step.operands[0]] : nullptr;
+      const Value* b = step.operands[1] >= 0 ? &values[step.operands[1]] : nullptr;
+      auto is_full = [&](int operand) { return steps_[operand].kind == Kind::kFull; };
+      switch (step.op) {
+        case StepOp::kParameter: {
+          const float* p = static_cast<const float*>(buffers[step.parameter]);
+          if (full) {
+            value.tile = p + row * row_length_ + start;
+          } else {
+            value.scalar = p[step.kind == Kind::kRow ? row : 0];
+          }
+          break;
+        }
+        case StepOp::kColumn:
+          value.tile = static_cast<const float*>(buffers[step.parameter]) + start;
+          break;
+        case StepOp::kConstant:
+          value.scalar = step.constant;
+          break;
+        case StepOp::kBinary:
+          if (full) {
+            Binary(step.binary, is_full(step.operands[0]) ? a->tile : nullptr, a->scalar,
+                   is_full(step.operands[1]) ? b->tile : nullptr, b->scalar, tile, n);
+            value.tile = tile;
+          } else {
+            Binary(step.binary, nullptr, a->scalar, nullptr, b->scalar, &value.scalar, 1);
+          }
+          break;
+        case StepOp::kUnary:
+          if (full) {
+            Unary(step.unary, a->tile, tile, n);
+            value.tile = tile;
+          } else {
+            Unary(step.unary, &a->scalar, &value.scalar, 1);
+          }
+          break;
+        case StepOp::kMath:
+          if (full) {
+            reinterpret_cast<llvm_ir::UnaryArrayRoutine*>(step.array_routine)(a->tile, tile, n);
+            value.tile = tile;
+          } else {
+            value.scalar = step.scalar_routine(a->scalar);
+          }
+          break;
+        case StepOp::kReduce:
+          value.scalar = Reduce(step.reduction, a->tile, n, b->scalar);
+          break;
+      }
+    }
+    if (steps_[root_].kind == Kind::kRow) out[row] = values[root_].scalar;
+    if (streaming_) {
+      StoreStreaming(scratch.get() + root_slot_ * tile_length_, out + row * row_length_ + start, n);
+    }
+  }
+  // Non-temporal stores are weakly ordered: drain them before the caller
+  // says the result is there.
+  if (streaming_) _mm_sfence();
+}
+
+}  // namespace cpu
+}  // namespace tessera

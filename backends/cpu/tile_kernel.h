@@ -1,0 +1,124 @@
+// TileKernel: the CPU backend's baseline tier.  A loop or row-reduction
+// fusion over f32 runs as a short program of tile operations, built from
+// the fused computation in microseconds, with no code generated for it:
+// each step runs one precompiled loop (tile_ops.h, or a math routine over
+// an array, llvm_ir/math_library.h) over a tile of a row held in cache.
+//
+// Why: a fusion's LLVM compile is milliseconds (a softmax row kernel: 10
+// ms, 60% of it instruction selection and register allocation), and for
+// the memory-bound fusions the tier takes (softmax, layer norm, elementwise
+// chains) a kernel's run time is the memory's, not the code's.
+//
+// Results are the JIT kernel's, element for element: the same IEEE
+// operations, the elemental emitter's maximum/minimum, the same math
+// routines, and reductions folded in the reduce emitter's lane order.
+//
+// What the tier takes (Create says Unimplemented, naming why, otherwise):
+// f32 only; with the "full" shape the root's (or, for a reduce root, its
+// operand's) dims, row-major, split into rows of its last dimension E:
+// - parameters of the full shape (read row by row), of the leading dims
+//   (one value per row), scalars, and rank-1 parameters of E read only
+//   through broadcasts along the last dimension, directly or through
+//   elementwise ops (columns: a bias, a scale);
+// - scalar constants; broadcasts of scalars and of per-row values;
+// - add, subtract, multiply, divide, maximum, minimum, negate, abs, sqrt,
+//   rsqrt, and the one-argument functions with a math routine (exp, log,
+//   tanh, logistic, erf, ...);
+// - reduces of a full value over its last dimension with a reducer of one
+//   add, multiply, maximum or minimum of its parameters (the row's result
+//   is then a per-row value, read back through broadcasts: softmax);
+//   E at most kMaxReducedRow.
+// Rows are cut into tiles of kTileElements where nothing is reduced.
+// Steps that compute the same value from the same steps are one step.
+#ifndef TESSERA_BACKENDS_CPU_TILE_KERNEL_H_
+#define TESSERA_BACKENDS_CPU_TILE_KERNEL_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "backends/cpu/tile_ops.h"
+#include "backends/llvm_ir/llvm_jit.h"
+#include "hlo/ir/hlo_computation.h"
+
+namespace tessera {
+namespace cpu {
+
+struct TileKernelOptions {
+  // As LoopKernelOptions::reorder_float_reductions (the JIT kernel's order).
+  bool reorder_float_reductions = true;
+  // The target the math routines are compiled for: the JIT's options with
+  // its actual CPU and features, so that they are the kernels' own.
+  llvm_ir::JitOptions math_target;
+  // A result of at least this many bytes computed without reductions is
+  // written with non-temporal stores, as the JIT kernels write theirs
+  // (LoopKernelOptions::streaming_store_bytes); unset: the host's
+  // threshold, llvm_ir::StreamingStoreThresholdBytes().
+  std::optional<int64_t> streaming_store_bytes;
+};
+
+class TileKernel {
+ public:
+  // Rows of this many elements or fewer are reduced in one tile.
+  static constexpr int64_t kMaxReducedRow = 32 * 1024;
+  // Tile length where nothing is reduced.
+  static constexpr int64_t kTileElements = 2048;
+
+  static absl::StatusOr<std::unique_ptr<TileKernel>> Create(const HloComputation& computation,
+                                                            const TileKernelOptions& options);
+
+  // Work units [begin, end) of work_size() (row tiles): buffers[0..n-1] are
+  // the parameters, buffers[n] the result (LoopKernel's convention).  Safe
+  // to call on disjoint ranges at once.
+  void Run(void** buffers, int64_t begin, int64_t end) const;
+  int64_t work_size() const { return rows_ * tiles_per_row_; }
+  // Steps of the program (for tests and the thunk listing).
+  int64_t step_count() const { return static_cast<int64_t>(steps_.size()); }
+
+ private:
+  enum class Kind : uint8_t { kScalar, kRow, kFull };
+  enum class StepOp : uint8_t {
+    kParameter,  // full: the row's tile; row: element [row]; scalar: [0]
+    kColumn,     // a rank-1 parameter along the last dimension
+    kConstant,
+    kBinary,
+    kUnary,
+    kMath,    // a math routine (array form for full values, scalar otherwise)
+    kReduce,  // a full value's row to a per-row value
+  };
+  struct Step {
+    StepOp op;
+    Kind kind;
+    int parameter = -1;
+    int operands[2] = {-1, -1};
+    float constant = 0;
+    tile_ops::BinaryOp binary = tile_ops::BinaryOp::kAdd;
+    tile_ops::UnaryOp unary = tile_ops::UnaryOp::kNegate;
+    tile_ops::Reduction reduction{};
+    void* array_routine = nullptr;             // UnaryArrayRoutine
+    float (*scalar_routine)(float) = nullptr;  // the scalar routine
+    int slot = -1;  // full values computed here: their tile in the scratch
+  };
+  TileKernel() = default;
+
+  std::vector<Step> steps_;
+  int root_ = -1;
+  int slots_ = 0;
+  int parameter_count_ = 0;
+  int64_t rows_ = 1;
+  int64_t row_length_ = 1;  // E
+  int64_t tile_length_ = 1;
+  int64_t tiles_per_row_ = 1;
+  // The root is computed into a scratch tile (slot root_slot_) and stored
+  // with non-temporal stores.
+  bool streaming_ = false;
+  std::vector<int> full_parameters_;  // read a tile of a row each
+  int root_slot_ = -1;
+};
+
+}  // namespace cpu
+}  // namespace tessera
+
+#endif  // TESSERA_BACKENDS_CPU_TILE_KERNEL_H_

@@ -1,0 +1,275 @@
+// The baseline tier (tile_kernel.h): fusions it takes compute exactly what
+// their JIT kernels compute, element for element (NaNs as NaNs), on random
+// inputs with special values mixed in, over row lengths around the
+// reduction lanes' thresholds and the tile length; fusions it does not
+// take go to LLVM as before.
+#include "backends/cpu/tile_kernel.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "backends/cpu/cpu_compiler.h"
+#include "backends/cpu/cpu_test_util.h"
+#include "gtest/gtest.h"
+#include "hlo/parser/hlo_parser.h"
+
+namespace tessera {
+namespace cpu {
+namespace {
+
+using testing::CheckModule;
+using testing::RandomArguments;
+using testing::SameResults;
+
+// Writes special values over a few elements of every f32 argument, each
+// argument's shifted by one from the previous one's (so that elementwise
+// ops meet different specials: +0 and -0, NaN and infinity).
+void MixInSpecialValues(std::vector<Literal>& arguments) {
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            0.0f,
+                            -0.0f,
+                            std::numeric_limits<float>::denorm_min(),
+                            -1e-40f,
+                            88.0f,
+                            -104.5f,
+                            1e30f};
+  size_t shift = 0;
+  for (Literal& argument : arguments) {
+    if (argument.shape().element_type() != F32) continue;
+    absl::Span<float> data = argument.data<float>();
+    // Sparse enough that most rows stay finite (a NaN in a row makes its
+    // whole softmax NaN).
+    for (size_t i = 0, k = shift++; i < data.size(); i += 97, ++k) {
+      data[i] = specials[k % (sizeof(specials) / sizeof(specials[0]))];
+    }
+  }
+}
+
+struct Compiled {
+  std::unique_ptr<CpuExecutable> executable;
+  Literal result;
+};
+
+Compiled CompileAndRun(absl::string_view text, bool tile_kernels,
+                       const std::vector<Literal>& arguments) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  CpuCompileOptions options;
+  options.tile_kernels = tile_kernels;
+  options.use_cache = false;
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(*std::move(module), options);
+  EXPECT_TRUE(executable.ok()) << executable.status();
+  if (!executable.ok()) return {};
+  absl::StatusOr<Literal> result = (*executable)->Run(arguments);
+  EXPECT_TRUE(result.ok()) << result.status();
+  return {*std::move(executable), result.ok() ? *std::move(result) : Literal()};
+}
+
+// `text` through the tier (in `tile_kernels` kernels; -1: any number) and
+// through LLVM:
+// the same bits; and against the evaluator on both execution paths.
+void ExpectSameAsJitKernels(const std::string& text, int64_t tile_kernels = 1) {
+  SCOPED_TRACE(text);
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  for (uint64_t seed : {1, 2}) {
+    std::vector<Literal> arguments = RandomArguments(**module, seed);
+    if (seed == 2) MixInSpecialValues(arguments);
+    Compiled tiles = CompileAndRun(text, true, arguments);
+    Compiled jit = CompileAndRun(text, false, arguments);
+    ASSERT_NE(tiles.executable, nullptr);
+    ASSERT_NE(jit.executable, nullptr);
+    if (tile_kernels >= 0) EXPECT_EQ(tiles.executable->stats().tile_kernels, tile_kernels);
+    EXPECT_EQ(jit.executable->stats().tile_kernels, 0);
+    EXPECT_EQ(tiles.executable->stats().fallback_instructions, 0);
+    std::string why;
+    EXPECT_TRUE(SameResults(tiles.result, jit.result, &why)) << "seed " << seed << ": " << why;
+  }
+  CpuCompileOptions options;
+  options.tile_kernels = true;
+  CheckModule(text, {}, nullptr, options);
+}
+
+constexpr char kSoftmax[] = R"(
+HloModule softmax
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[ROWS,LEN] parameter(0)
+  ninf = f32[] constant(-inf)
+  max = f32[ROWS] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  maxb = f32[ROWS,LEN] broadcast(max), dimensions={0}
+  shifted = f32[ROWS,LEN] subtract(x, maxb)
+  e = f32[ROWS,LEN] exponential(shifted)
+  zero = f32[] constant(0)
+  sum = f32[ROWS] reduce(e, zero), dimensions={1}, to_apply=add_f32
+  sumb = f32[ROWS,LEN] broadcast(sum), dimensions={0}
+  ROOT out = f32[ROWS,LEN] divide(e, sumb)
+}
+)";
+
+// Row lengths on both sides of the lane counts' thresholds (32 and 256)
+// and of the tile length.
+TEST(TileKernelTest, SoftmaxMatchesJitKernels) {
+  for (const char* e : {"1", "7", "31", "32", "33", "255", "256", "257", "1023", "1025", "3000"}) {
+    // Rows of 1 element reduce to copies in the simplifier: any kernels.
+    ExpectSameAsJitKernels(absl::StrReplaceAll(kSoftmax, {{"ROWS", "37"}, {"LEN", e}}),
+                           std::string(e) == "1" ? -1 : 1);
+  }
+}
+
+TEST(TileKernelTest, LayerNormWithColumnsMatchesJitKernels) {
+  constexpr char kLayerNorm[] = R"(
+HloModule layer_norm
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(b, a)
+}
+ENTRY main {
+  x = f32[3,11,LEN] parameter(0)
+  gamma = f32[LEN] parameter(1)
+  beta = f32[LEN] parameter(2)
+  zero = f32[] constant(0)
+  sum = f32[3,11] reduce(x, zero), dimensions={2}, to_apply=add_f32
+  inv = f32[] constant(0.01)
+  invb = f32[3,11] broadcast(inv), dimensions={}
+  mean = f32[3,11] multiply(sum, invb)
+  meanb = f32[3,11,LEN] broadcast(mean), dimensions={0,1}
+  centered = f32[3,11,LEN] subtract(x, meanb)
+  square = f32[3,11,LEN] multiply(centered, centered)
+  var_sum = f32[3,11] reduce(square, zero), dimensions={2}, to_apply=add_f32
+  var = f32[3,11] multiply(var_sum, invb)
+  eps = f32[] constant(1e-5)
+  epsb = f32[3,11] broadcast(eps), dimensions={}
+  rstd = f32[3,11] rsqrt(f32[3,11] add(var, epsb))
+  rstdb = f32[3,11,LEN] broadcast(rstd), dimensions={0,1}
+  normed = f32[3,11,LEN] multiply(centered, rstdb)
+  g = f32[3,11,LEN] broadcast(gamma), dimensions={2}
+  b = f32[3,11,LEN] broadcast(beta), dimensions={2}
+  ROOT out = f32[3,11,LEN] add(f32[3,11,LEN] multiply(normed, g), b)
+}
+)";
+  for (const char* e : {"1", "100", "300"}) {
+    ExpectSameAsJitKernels(absl::StrReplaceAll(kLayerNorm, {{"LEN", e}}),
+                           std::string(e) == "1" ? -1 : 1);
+  }
+}
+
+// max/min reducers read in both parameter orders, a product, and a reduce
+// as the root: NaNs, infinities and signed zeros fold as the emitter's.
+TEST(TileKernelTest, ReductionsMatchJitKernels) {
+  constexpr char kReduce[] = R"(
+HloModule reduce
+r {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] OP(ORDER)
+}
+ENTRY main {
+  x = f32[9,LEN] parameter(0)
+  init = f32[] parameter(1)
+  ROOT out = f32[9] reduce(f32[9,LEN] abs(x), init), dimensions={1}, to_apply=r
+}
+)";
+  for (const char* op : {"maximum", "minimum", "multiply", "add"}) {
+    for (const char* order : {"a, b", "b, a"}) {
+      for (const char* e : {"5", "40", "300"}) {
+        ExpectSameAsJitKernels(
+            absl::StrReplaceAll(kReduce, {{"OP", op}, {"ORDER", order}, {"LEN", e}}));
+      }
+    }
+  }
+}
+
+// Without reductions rows are cut into tiles; per-row values, scalars,
+// columns and math routines on full and on per-row values.
+TEST(TileKernelTest, ElementwiseTilesMatchJitKernels) {
+  constexpr char kChain[] = R"(
+HloModule chain
+ENTRY main {
+  x = f32[5,LEN] parameter(0)
+  scale = f32[5] parameter(1)
+  c = f32[] parameter(2)
+  col = f32[LEN] parameter(3)
+  s = f32[5] tanh(scale)
+  sb = f32[5,LEN] broadcast(s), dimensions={0}
+  cb = f32[5,LEN] broadcast(c), dimensions={}
+  colb = f32[5,LEN] broadcast(col), dimensions={1}
+  t = f32[5,LEN] tanh(f32[5,LEN] add(f32[5,LEN] multiply(x, sb), cb))
+  l = f32[5,LEN] log(f32[5,LEN] abs(t))
+  m = f32[5,LEN] maximum(l, f32[5,LEN] negate(colb))
+  ROOT out = f32[5,LEN] minimum(f32[5,LEN] logistic(m), f32[5,LEN] sqrt(f32[5,LEN] exponential(x)))
+}
+)";
+  for (const char* e : {"3", "2048", "5000"}) {
+    ExpectSameAsJitKernels(absl::StrReplaceAll(kChain, {{"LEN", e}}));
+  }
+}
+
+// The elemental emitter's maximum and minimum: a NaN wins, -0 < +0.
+TEST(TileKernelTest, MaximumAndMinimumMatchJitKernels) {
+  ExpectSameAsJitKernels(R"(
+HloModule m
+ENTRY main {
+  x = f32[7,300] parameter(0)
+  y = f32[7,300] parameter(1)
+  z = f32[7,300] parameter(2)
+  ROOT out = f32[7,300] minimum(f32[7,300] maximum(x, y), z)
+})");
+}
+
+// Fusions outside the tier compile through LLVM as before.
+TEST(TileKernelTest, OtherFusionsGoToLlvm) {
+  for (const std::string text : {
+           // f64
+           std::string(R"(
+HloModule m
+ENTRY main {
+  x = f64[64,64] parameter(0)
+  ROOT y = f64[64,64] exponential(f64[64,64] add(x, x))
+})"),
+           // a column reduction
+           std::string(R"(
+HloModule m
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[64,64] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[64] reduce(f32[64,64] exponential(x), zero), dimensions={0}, to_apply=add_f32
+})"),
+           // a transpose
+           std::string(R"(
+HloModule m
+ENTRY main {
+  x = f32[64,32] parameter(0)
+  t = f32[32,64] transpose(x), dimensions={1,0}
+  ROOT y = f32[32,64] exponential(t)
+})"),
+       }) {
+    ExpectSameAsJitKernels(text, /*tile_kernels=*/0);
+  }
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tessera

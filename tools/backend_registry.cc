@@ -26,10 +26,12 @@ const std::vector<FlagSpec>& BackendOptionFlags() {
        "cpu: the LLVM optimizer's pipeline: kernel (Tessera's, the "
        "default) or default (LLVM's O3 module pipeline, for comparison)"},
       {"kernels", true, false,
-       "cpu: llvm (every kernel compiled by LLVM, the default) or tile "
-       "(loop and row-reduction fusions the baseline tier takes run as tile "
-       "programs, without generating code: the same results, compiled in "
-       "microseconds, large ones run slower)"},
+       "cpu: tiered (the default: loop and row-reduction fusions the baseline "
+       "tier takes run as tile programs, built without generating code, until "
+       "the second run, which first compiles their LLVM kernels), tile (tile "
+       "programs only: the same results, large ones run slower) or llvm "
+       "(every kernel compiled by LLVM before the first run; also with "
+       "--dump_llvm_dir)"},
   };
   return *flags;
 }
@@ -63,10 +65,14 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForBackend(
           "unknown --llvm_pipeline '", options.llvm_pipeline, "' (kernel or default)"));
     }
     if (options.kernels == "tile") {
-      cpu_options.tile_kernels = true;
-    } else if (!options.kernels.empty() && options.kernels != "llvm") {
+      cpu_options.kernel_tier = cpu::CpuCompileOptions::KernelTier::kTile;
+    } else if (options.kernels == "tiered" || options.kernels.empty()) {
+      cpu_options.kernel_tier = cpu::CpuCompileOptions::KernelTier::kTiered;
+    } else if (options.kernels == "llvm") {
+      cpu_options.kernel_tier = cpu::CpuCompileOptions::KernelTier::kLlvm;
+    } else {
       return absl::InvalidArgumentError(
-          absl::StrCat("unknown --kernels '", options.kernels, "' (llvm or tile)"));
+          absl::StrCat("unknown --kernels '", options.kernels, "' (llvm, tile or tiered)"));
     }
     if (!options.dump_llvm_dir.empty()) {
       // The JIT ignores a dump it cannot write; the user asked for it.
@@ -79,6 +85,8 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForBackend(
       }
       // A program found in the in-memory cache would skip LLVM: no dump.
       cpu_options.use_cache = false;
+      // Nor would tile programs: every kernel through LLVM, now.
+      cpu_options.kernel_tier = cpu::CpuCompileOptions::KernelTier::kLlvm;
     }
     return cpu::CompileForCpuExecutable(std::move(module), cpu_options);
   }

@@ -27,9 +27,8 @@ struct BackendOptions {
   // also when empty) or "default" (LLVM's O3 module pipeline), for
   // comparing them (llvm_ir::JitOptions::kernel_pipeline).
   std::string llvm_pipeline;
-  // cpu: "llvm" (every kernel compiled by LLVM; also when empty) or "tile"
-  // (the fusions the baseline tier takes run as its tile programs,
-  // cpu::TileKernel; CpuCompileOptions::tile_kernels).
+  // cpu: "tiered" (also when empty), "tile" or "llvm"
+  // (CpuCompileOptions::KernelTier).
   std::string kernels;
   // cpu: look the program up in (and add it to) the in-memory compilation
   // cache; off: always compile.

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "backends/common/hlo_executable.h"
 #include "hlo/analysis/cost_analysis.h"
 #include "hlo/ir/status_macros.h"
@@ -117,9 +120,16 @@ absl::Status RunBenchCommand(const std::vector<std::string>& args, std::ostream&
   std::vector<runtime::ArgumentBuffer> in(inputs.begin(), inputs.end());
   std::vector<runtime::OwnedBuffer> outputs = executable->executable().AllocateResults();
   std::vector<runtime::ResultBuffer> results(outputs.begin(), outputs.end());
+  // The first runs' times: what a program run once or twice costs (with
+  // --kernels=tiered the second generates the LLVM kernels).
+  std::vector<double> first_runs;
   for (int64_t i = 0; i < warmup; ++i) {
+    const Clock::time_point start = Clock::now();
     TS_RETURN_IF_ERROR(executable->executable().ExecuteInto(in, results));
+    if (i < 2) first_runs.push_back(MillisecondsSince(start));
   }
+  std::vector<std::string> first_runs_text;
+  for (double ms : first_runs) first_runs_text.push_back(absl::StrFormat("%.3f", ms));
   std::vector<double> times;
   for (int64_t i = 0; i < iters; ++i) {
     const Clock::time_point start = Clock::now();
@@ -134,22 +144,29 @@ absl::Status RunBenchCommand(const std::vector<std::string>& args, std::ostream&
     out << absl::StrFormat(
         "{\"module\": \"%s\", \"backend\": \"%s\", \"compile_ms\": %.3f, \"run_ms_min\": %.6f, "
         "\"run_ms_median\": %.6f, \"run_ms_max\": %.6f, \"bytes\": %.0f, \"flops\": %.0f, "
-        "\"iters\": %d%s}\n",
+        "\"iters\": %d, \"first_runs_ms\": [%s]%s}\n",
         path, backend, compile_ms, min, median, max, cost.bytes_accessed, cost.flops, iters,
+        absl::StrJoin(first_runs_text, ", "),
         warm_compile_ms < 0 ? ""
                             : absl::StrFormat(", \"compile_ms_warm_min\": %.3f", warm_compile_ms));
   } else {
     out << absl::StrFormat(
         "%s on %s\n  compile  %.3f ms%s\n  run      min %.4f ms, median %.4f ms, max %.4f ms "
-        "(%d runs after %d warm-up, buffers reused)\n  traffic  %.0f bytes, %.2f GB/s at min\n"
+        "(%d runs after %d warm-up, buffers reused)\n%s"
+        "  traffic  %.0f bytes, %.2f GB/s at min\n"
         "  compute  %.0f flops, %.3f GFLOP/s at min\n",
         path, backend, compile_ms,
         warm_compile_ms < 0
             ? ""
             : absl::StrFormat(" (first in this process; fastest of %d more: %.3f ms)",
                               compile_iters, warm_compile_ms),
-        min, median, max, iters, warmup, cost.bytes_accessed, gbs,
-        cost.flops, gflops);
+        min, median, max, iters, warmup,
+        first_runs.empty()
+            ? ""
+            : absl::StrCat("  first    ", absl::StrJoin(first_runs_text, " ms, "),
+                           " ms (the first warm-up runs; with --kernels=tiered the second "
+                           "generates the LLVM kernels)\n"),
+        cost.bytes_accessed, gbs, cost.flops, gflops);
   }
   if (cl.Has("profile")) {
     // Separate runs, so that timing each thunk does not perturb the figures

@@ -57,10 +57,25 @@ TEST(BenchCommandTest, JsonReport) {
   ASSERT_TRUE(
       Bench({WriteTemp("b.hlo", kModule), "--iters=2", "--format=json"}, &out).ok());
   EXPECT_THAT(out, StartsWith("{\"module\": "));
-  for (const char* key : {"\"compile_ms\": ", "\"run_ms_min\": ", "\"run_ms_median\": ",
-                          "\"run_ms_max\": ", "\"bytes\": 12004", "\"flops\": 2000"}) {
+  for (const char* key :
+       {"\"compile_ms\": ", "\"first_runs_ms\": [", "\"run_ms_min\": ", "\"run_ms_median\": ",
+        "\"run_ms_max\": ", "\"bytes\": 12004", "\"flops\": 2000"}) {
     EXPECT_THAT(out, HasSubstr(key));
   }
+}
+
+// --kernels=tiered: the first two warm-up runs' times (the second generates
+// the LLVM kernels); an unknown tier is an error naming the choices.
+TEST(BenchCommandTest, TieredKernelsReportTheFirstRuns) {
+  std::string out;
+  ASSERT_TRUE(Bench({WriteTemp("t.hlo", kModule), "--backend=cpu", "--kernels=tiered", "--warmup=2",
+                     "--iters=2", "--format=json"},
+                    &out)
+                  .ok());
+  EXPECT_THAT(out, ::testing::ContainsRegex("\"first_runs_ms\": \\[[0-9.]+, [0-9.]+\\]"));
+  absl::Status bad = Bench({WriteTemp("u.hlo", kModule), "--backend=cpu", "--kernels=fast"});
+  EXPECT_TRUE(absl::IsInvalidArgument(bad)) << bad;
+  EXPECT_THAT(bad.message(), HasSubstr("llvm, tile or tiered"));
 }
 
 TEST(BenchCommandTest, ProfilePrintsEachThunk) {

@@ -177,6 +177,7 @@ TEST(CompilationCacheTest, ObjectCacheOnDiskSkipsLlvm) {
   CpuCompileOptions options;
   options.use_cache = false;  // as a new process would
   options.jit.cache_dir = dir;
+  options.kernel_tier = CpuCompileOptions::KernelTier::kLlvm;  // LLVM before the first run
   absl::StatusOr<std::unique_ptr<CpuExecutable>> first = CompileForCpu(Parse(kModule), options);
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_GT((*first)->stats().llvm_modules, 0);

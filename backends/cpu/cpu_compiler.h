@@ -48,13 +48,22 @@ struct CpuCompileOptions {
   // polynomials (within the ULP bounds of polynomial_math.h); off: the C
   // library, bit-exact with the evaluator.
   bool polynomial_math = true;
-  // Loop and row-reduction fusions the baseline tier takes run as its tile
-  // programs (tile_kernel.h: no code generated, the same results), the
-  // rest through LLVM; off: every kernel through LLVM.  Off by default: the
-  // tier compiles a softmax or layer norm kernel in well under a
-  // millisecond instead of 10, but runs large memory-bound ones 1.1-1.7x
-  // slower than their LLVM kernels.
-  bool tile_kernels = false;
+  // What runs the loop and row-reduction fusions the baseline tier takes
+  // (tile_kernel.h: tile programs built in microseconds, no code generated,
+  // the same results as the LLVM kernels); every other kernel is LLVM's.
+  enum class KernelTier {
+    // LLVM kernels, generated before the executable is returned.
+    kLlvm,
+    // The tier's tile programs (large memory-bound ones run 1.1-1.7x
+    // slower than their LLVM kernels).
+    kTile,
+    // Tile programs until the executable's second run, which first
+    // generates their LLVM kernels (then used by every later run): the
+    // executable is ready in the tier's time, a program run once never
+    // pays for LLVM, and one run many times runs LLVM's code.
+    kTiered,
+  };
+  KernelTier kernel_tier = KernelTier::kTiered;
   // Float sums and products reduced in vector lanes combined pairwise
   // (loop_kernel.h); off: the evaluator's serial order, bit-exact.
   bool reorder_float_reductions = true;

@@ -1,6 +1,7 @@
 #include "backends/cpu/cpu_executable.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -139,6 +140,22 @@ std::unique_ptr<runtime::Thunk> KernelThunk::Lower() const {
   std::vector<runtime::BufferSlice> slices;
   for (const BufferSlice& slice : operands_) slices.push_back(ToRuntime(slice));
   slices.push_back(ToRuntime(result_));
+  if (tile_kernel_ != nullptr && kernel_ != nullptr) {
+    // Split as the LLVM kernel splits its work, for either code.
+    const TileKernel* tile = tile_kernel_.get();
+    const LoopKernel* kernel = kernel_.get();
+    const int64_t work = kernel->work_size();
+    return std::make_unique<runtime::KernelThunk>(
+        absl::StrCat(name(), " (tiered)"), std::move(slices),
+        [tile, kernel](void** buffers, int64_t begin, int64_t end) {
+          if (LoopKernel::Function* function = kernel->function()) {
+            function(buffers, begin, end);
+          } else {
+            tile->RunMajor(buffers, begin, end);
+          }
+        },
+        work, std::max<int64_t>(1, std::min(partitions_, work)));
+  }
   if (tile_kernel_ != nullptr) {
     const TileKernel* tile = tile_kernel_.get();
     const int64_t work = tile->work_size();
@@ -202,8 +219,10 @@ KernelThunk::KernelThunk(std::string name, std::unique_ptr<LoopKernel> kernel,
       partitions_(std::max<int64_t>(partitions, 1)) {}
 
 KernelThunk::KernelThunk(std::string name, std::unique_ptr<TileKernel> kernel,
-                         std::vector<BufferSlice> operands, BufferSlice result, int64_t partitions)
+                         std::vector<BufferSlice> operands, BufferSlice result, int64_t partitions,
+                         std::unique_ptr<LoopKernel> tier_up)
     : CpuThunk(std::move(name)),
+      kernel_(std::move(tier_up)),
       tile_kernel_(std::move(kernel)),
       operands_(std::move(operands)),
       result_(result),
@@ -220,10 +239,10 @@ absl::Status KernelThunk::Execute(const Arena& arena) const {
   }
   for (size_t i = 0; i < operands_.size(); ++i) buffers[i] = arena.Address(operands_[i]);
   buffers[operands_.size()] = arena.Address(result_);
-  if (tile_kernel_ != nullptr) {
-    tile_kernel_->Run(buffers, 0, tile_kernel_->work_size());
-  } else {
+  if (kernel_ != nullptr && kernel_->function() != nullptr) {
     kernel_->Run(buffers);
+  } else {
+    tile_kernel_->Run(buffers, 0, tile_kernel_->work_size());
   }
   return absl::OkStatus();
 }
@@ -231,8 +250,10 @@ absl::Status KernelThunk::Execute(const Arena& arena) const {
 std::string KernelThunk::ToString() const {
   std::vector<std::string> in;
   for (const BufferSlice& slice : operands_) in.push_back(SliceString(slice));
-  return absl::StrCat(tile_kernel_ != nullptr ? "tile kernel " : "kernel ", name(), " (",
-                      absl::StrJoin(in, ", "), ") -> ", SliceString(result_),
+  const char* kind = tile_kernel_ == nullptr ? "kernel "
+                     : kernel_ == nullptr    ? "tile kernel "
+                                             : "tiered kernel ";
+  return absl::StrCat(kind, name(), " (", absl::StrJoin(in, ", "), ") -> ", SliceString(result_),
                       partitions_ > 1 ? absl::StrCat(" in ", partitions_, " partitions") : "");
 }
 
@@ -721,8 +742,35 @@ absl::Status CpuExecutable::CheckArguments(absl::Span<const Literal> arguments) 
   return absl::OkStatus();
 }
 
+void CpuExecutable::CountRunAndTierUp() const {
+  if (stats_.tiered_kernels == 0 || tiered_up()) return;
+  // The second run: the program is run more than once, so its LLVM
+  // kernels will pay for themselves.
+  if (runs_.fetch_add(1, std::memory_order_relaxed) + 1 < 2) return;
+  std::call_once(tier_up_once_, [this] {
+    const auto start = std::chrono::steady_clock::now();
+    absl::Status status = kernel_compiler_->FinalizeDeferred();
+    std::lock_guard<std::mutex> lock(tier_up_mutex_);
+    tier_up_status_ = status;
+    tier_up_ms_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    tiered_up_.store(status.ok(), std::memory_order_release);
+  });
+}
+
+absl::Status CpuExecutable::tier_up_status() const {
+  std::lock_guard<std::mutex> lock(tier_up_mutex_);
+  return tier_up_status_;
+}
+
+double CpuExecutable::tier_up_ms() const {
+  std::lock_guard<std::mutex> lock(tier_up_mutex_);
+  return tier_up_ms_;
+}
+
 absl::StatusOr<Literal> CpuExecutable::Run(absl::Span<const Literal> arguments) const {
   TS_RETURN_IF_ERROR(CheckArguments(arguments));
+  CountRunAndTierUp();
   std::lock_guard<std::mutex> lock(run_mutex_);
   for (size_t p = 0; p < parameters_.size(); ++p) {
     for (const ArenaLeaf& leaf : parameters_[p]) {

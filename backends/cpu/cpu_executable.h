@@ -31,6 +31,7 @@
 #ifndef TESSERA_BACKENDS_CPU_CPU_EXECUTABLE_H_
 #define TESSERA_BACKENDS_CPU_CPU_EXECUTABLE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -137,8 +138,12 @@ class KernelThunk : public CpuThunk {
   // thread pool in that many blocks (CpuExecutable::Run runs it whole).
   KernelThunk(std::string name, std::unique_ptr<LoopKernel> kernel,
               std::vector<BufferSlice> operands, BufferSlice result, int64_t partitions = 1);
+  // The tier's program; with `tier_up`, a deferred LLVM kernel of the same
+  // fusion (LoopKernelOptions::deferred, with tile->major_size() as its
+  // work size) that runs instead once its code is generated.
   KernelThunk(std::string name, std::unique_ptr<TileKernel> kernel,
-              std::vector<BufferSlice> operands, BufferSlice result, int64_t partitions = 1);
+              std::vector<BufferSlice> operands, BufferSlice result, int64_t partitions = 1,
+              std::unique_ptr<LoopKernel> tier_up = nullptr);
   absl::Status Execute(const Arena& arena) const override;
   bool native() const override { return true; }
   std::string ToString() const override;
@@ -399,8 +404,11 @@ struct CpuExecutableStats {
   // Kernels that write their result with non-temporal stores
   // (CpuCompileOptions::streaming_store_bytes).
   int64_t streaming_kernels = 0;
-  // Kernels run as the baseline tier's tile programs (tile_kernel.h).
+  // Kernels run as the baseline tier's tile programs (tile_kernel.h), and
+  // how many of them have an LLVM kernel generated at the second run
+  // (KernelTier::kTiered).
   int64_t tile_kernels = 0;
+  int64_t tiered_kernels = 0;
   // "opcode name: reason" per fallback instruction.
   std::vector<std::string> fallbacks;
   double compile_ms = 0;  // the whole CompileForCpu
@@ -433,6 +441,18 @@ class CpuExecutable {
   // The thunks, one per line, then "native N, fallback M, aliasing K".
   std::string ToString() const;
 
+  // Counts a run of a program with tiered kernels and, on its second run,
+  // generates their LLVM kernels first (once; later runs use them).  Run
+  // calls it; the runtime::Executable path runs it as its first thunk.
+  // An error leaves the tiered kernels on their tile programs (the same
+  // results) and is kept in tier_up_status().
+  void CountRunAndTierUp() const;
+  // Whether the tiered kernels run their LLVM code now.
+  bool tiered_up() const { return tiered_up_.load(std::memory_order_acquire); }
+  absl::Status tier_up_status() const;
+  // How long the tier-up's code generation took (0 before it).
+  double tier_up_ms() const;
+
  private:
   friend class CpuExecutableBuilder;
   CpuExecutable() = default;
@@ -451,6 +471,12 @@ class CpuExecutable {
   std::vector<std::pair<ArenaLeaf, const Literal*>> per_run_constants_;
   CpuExecutableStats stats_;
   mutable std::mutex run_mutex_;
+  mutable std::atomic<int64_t> runs_{0};
+  mutable std::once_flag tier_up_once_;
+  mutable std::atomic<bool> tiered_up_{false};
+  mutable std::mutex tier_up_mutex_;
+  mutable absl::Status tier_up_status_;  // under tier_up_mutex_
+  mutable double tier_up_ms_ = 0;        // under tier_up_mutex_
 };
 
 }  // namespace cpu

@@ -40,6 +40,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,14 +89,23 @@ struct LoopKernelOptions {
   // interleaved beyond the vectorizer's own choice, even with polynomial
   // math.
   bool epilogue = false;
+  // The kernel is emitted, and its code generated, by FinalizeDeferred, not
+  // Compile and Finalize (its function() stays null until then; the
+  // computation must outlive that call): a tiered kernel, which the
+  // baseline tier runs until the executable tiers up (cpu_compiler.h's
+  // KernelTier::kTiered).
+  bool deferred = false;
 };
 
 class LoopKernel {
  public:
   using Function = void(void** buffers, int64_t begin, int64_t end);
 
-  // Null until the compiler's Finalize() has generated the code.
-  Function* function() const { return reinterpret_cast<Function*>(*function_); }
+  // Null until the compiler's Finalize() (or FinalizeDeferred()) has
+  // generated the code; safe to read while another thread sets it.
+  Function* function() const {
+    return reinterpret_cast<Function*>(__atomic_load_n(function_.get(), __ATOMIC_ACQUIRE));
+  }
   // The extent of the partitioned (major-most) dimension; 1 for scalars.
   int64_t work_size() const { return work_size_; }
   void Run(void** buffers) const { function()(buffers, 0, work_size_); }
@@ -130,6 +140,11 @@ class LoopKernelCompiler {
   // last call (llvm_ir::AddModules: one thread per hardware thread) and
   // sets their functions.  Errors are internal (an emitter bug).
   absl::Status Finalize();
+  // The same for the deferred kernels (LoopKernelOptions::deferred) emitted
+  // so far; may run on another thread than Compile and Finalize, while the
+  // kernels compiled before run (their functions are set atomically).
+  absl::Status FinalizeDeferred();
+  bool has_deferred() const;
 
   // A kernel for an unfused one-operand `scatter` (scatter_kernel.cc),
   // buffers [operand, indices, updates, result], work size 1: copies the
@@ -167,6 +182,7 @@ class LoopKernelCompiler {
       const HloInstruction& reduce, const LoopKernelOptions& options);
 
   llvm_ir::JitStats jit_stats() const { return jit_->stats(); }
+  struct Pending;  // a module emitted, its code not generated yet (loop_kernel.cc)
   // What the kernels are compiled for: the JIT's options with its actual
   // CPU and features (the math routines' target).
   llvm_ir::JitOptions target() const {
@@ -182,14 +198,21 @@ class LoopKernelCompiler {
 
  private:
   explicit LoopKernelCompiler(std::shared_ptr<llvm_ir::LlvmJit> jit) : jit_(std::move(jit)) {}
+  // Compile's module for `computation` (named `name`); sets `kernel`'s
+  // work size and streaming flag.
+  absl::StatusOr<llvm_ir::ModuleWithContext> EmitKernel(const HloComputation& computation,
+                                                        const LoopKernelOptions& options,
+                                                        const std::string& name,
+                                                        LoopKernel* kernel);
   std::shared_ptr<llvm_ir::LlvmJit> jit_;
   int64_t next_kernel_ = 0;
-  struct Pending;
   // Queues `module` for Finalize, which sets `kernel`'s function `name`.
   void AddPending(llvm_ir::ModuleWithContext&& module, std::string name, LoopKernel* kernel);
   void AddPending(llvm_ir::ModuleWithContext&& module, std::string name,
                   std::shared_ptr<void*> address);
   std::vector<std::shared_ptr<Pending>> pending_;
+  mutable std::mutex deferred_mutex_;
+  std::vector<std::shared_ptr<Pending>> deferred_;  // under deferred_mutex_
   // Compiled kernels by structural text and options: their code (a
   // computation repeated in a module, such as one transpose per attention
   // head input, is optimized and generated once).

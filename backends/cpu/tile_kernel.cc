@@ -270,14 +270,18 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
     return Unsupported(*root, "a root that copies a parameter");
   }
   kernel->root_ = root_step;
+  kernel->major_size_ = root->shape().rank() == 0 ? 1 : root->shape().dimensions()[0];
+  kernel->major_is_row_ = rank == 1 && !reduces;
   for (const Step& step : kernel->steps_) {
     if (step.op == StepOp::kParameter && step.kind == Kind::kFull) {
       kernel->full_parameters_.push_back(step.parameter);
     }
   }
+  // As the JIT kernels: a result of whole rows (after their reductions)
+  // at least the threshold's size.
   kernel->streaming_ =
-      !reduces && root->shape().ElementCount() * 4 >= options.streaming_store_bytes.value_or(
-                                                          llvm_ir::StreamingStoreThresholdBytes());
+      full_root && root->shape().ElementCount() * 4 >= options.streaming_store_bytes.value_or(
+                                                           llvm_ir::StreamingStoreThresholdBytes());
   kernel->tile_length_ =
       reduces ? kernel->row_length_ : std::min(kernel->row_length_, kTileElements);
   kernel->tiles_per_row_ =
@@ -317,6 +321,29 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
 }
 
 void TileKernel::Run(void** buffers, int64_t begin, int64_t end) const {
+  std::vector<TileRange> tiles;
+  tiles.reserve(std::max<int64_t>(0, end - begin));
+  for (int64_t unit = begin; unit < end; ++unit) {
+    const int64_t start = unit % tiles_per_row_ * tile_length_;
+    tiles.push_back({unit / tiles_per_row_, start, std::min(tile_length_, row_length_ - start)});
+  }
+  RunTiles(buffers, tiles);
+}
+
+void TileKernel::RunMajor(void** buffers, int64_t begin, int64_t end) const {
+  if (major_is_row_) {
+    std::vector<TileRange> tiles;
+    for (int64_t start = begin; start < end; start += tile_length_) {
+      tiles.push_back({0, start, std::min(tile_length_, end - start)});
+    }
+    return RunTiles(buffers, tiles);
+  }
+  // Whole rows: each position of dimension 0 holds rows_ / major_size_.
+  const int64_t units = rows_ / std::max<int64_t>(1, major_size_) * tiles_per_row_;
+  Run(buffers, begin * units, end * units);
+}
+
+void TileKernel::RunTiles(void** buffers, const std::vector<TileRange>& tiles) const {
   struct Value {
     const float* tile = nullptr;
     float scalar = 0;
@@ -324,22 +351,20 @@ void TileKernel::Run(void** buffers, int64_t begin, int64_t end) const {
   std::vector<Value> values(steps_.size());
   std::unique_ptr<float[]> scratch(new float[std::max<int64_t>(1, slots_ * tile_length_)]);
   float* out = static_cast<float*>(buffers[parameter_count_]);
-  for (int64_t unit = begin; unit < end; ++unit) {
-    const int64_t row = unit / tiles_per_row_;
-    const int64_t start = unit % tiles_per_row_ * tile_length_;
-    const int64_t n = std::min(tile_length_, row_length_ - start);
-    if (unit + 1 < end) {
+  for (size_t t = 0; t < tiles.size(); ++t) {
+    const int64_t row = tiles[t].row;
+    const int64_t start = tiles[t].start;
+    const int64_t n = tiles[t].n;
+    if (t + 1 < tiles.size()) {
       // The next tile's rows of the full parameters, on their way into the
       // cache while this tile computes: the steps run one after another,
       // so without this the first ones wait for memory and the later ones
       // leave it idle.
-      const int64_t next_row = (unit + 1) / tiles_per_row_;
-      const int64_t next_start = (unit + 1) % tiles_per_row_ * tile_length_;
-      const int64_t next_n = std::min(tile_length_, row_length_ - next_start);
+      const TileRange& next = tiles[t + 1];
       for (int parameter : full_parameters_) {
         const char* p = reinterpret_cast<const char*>(
-            static_cast<const float*>(buffers[parameter]) + next_row * row_length_ + next_start);
-        for (int64_t offset = 0; offset < next_n * 4; offset += 64) {
+            static_cast<const float*>(buffers[parameter]) + next.row * row_length_ + next.start);
+        for (int64_t offset = 0; offset < next.n * 4; offset += 64) {
           __builtin_prefetch(p + offset, 0, 2);
         }
       }

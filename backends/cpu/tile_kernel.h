@@ -52,8 +52,8 @@ struct TileKernelOptions {
   // The target the math routines are compiled for: the JIT's options with
   // its actual CPU and features, so that they are the kernels' own.
   llvm_ir::JitOptions math_target;
-  // A result of at least this many bytes computed without reductions is
-  // written with non-temporal stores, as the JIT kernels write theirs
+  // A result of whole rows of at least this many bytes is written with
+  // non-temporal stores, as the JIT kernels write theirs
   // (LoopKernelOptions::streaming_store_bytes); unset: the host's
   // threshold, llvm_ir::StreamingStoreThresholdBytes().
   std::optional<int64_t> streaming_store_bytes;
@@ -74,6 +74,20 @@ class TileKernel {
   // to call on disjoint ranges at once.
   void Run(void** buffers, int64_t begin, int64_t end) const;
   int64_t work_size() const { return rows_ * tiles_per_row_; }
+
+  // The same work counted as the JIT kernel of the same fusion counts it
+  // (LoopKernel::work_size: the result's dimension 0, 1 for a scalar), so
+  // that a tiered thunk splits it one way for both: Run over the results
+  // at positions [begin, end) of dimension 0.
+  int64_t major_size() const { return major_size_; }
+  // Whether RunMajor can run any such range: false only for a rank-1
+  // result computed from reductions of itself (one row, not splittable).
+  bool splits_by_major() const {
+    return major_is_row_ || major_size_ == 0 || rows_ % major_size_ == 0;
+  }
+  void RunMajor(void** buffers, int64_t begin, int64_t end) const;
+  // Whether the result is written with non-temporal stores.
+  bool streaming() const { return streaming_; }
   // Steps of the program (for tests and the thunk listing).
   int64_t step_count() const { return static_cast<int64_t>(steps_.size()); }
 
@@ -101,7 +115,12 @@ class TileKernel {
     float (*scalar_routine)(float) = nullptr;  // the scalar routine
     int slot = -1;  // full values computed here: their tile in the scratch
   };
+  // Elements [start, start + n) of row `row`.
+  struct TileRange {
+    int64_t row, start, n;
+  };
   TileKernel() = default;
+  void RunTiles(void** buffers, const std::vector<TileRange>& tiles) const;
 
   std::vector<Step> steps_;
   int root_ = -1;
@@ -111,6 +130,9 @@ class TileKernel {
   int64_t row_length_ = 1;  // E
   int64_t tile_length_ = 1;
   int64_t tiles_per_row_ = 1;
+  int64_t major_size_ = 1;
+  // Rank-1 results without reductions: dimension 0 is the row itself.
+  bool major_is_row_ = false;
   // The root is computed into a scratch tile (slot root_slot_) and stored
   // with non-temporal stores.
   bool streaming_ = false;

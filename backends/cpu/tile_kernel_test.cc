@@ -14,6 +14,7 @@
 #include "absl/strings/str_replace.h"
 #include "backends/cpu/cpu_compiler.h"
 #include "backends/cpu/cpu_test_util.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo/parser/hlo_parser.h"
 
@@ -22,6 +23,7 @@ namespace cpu {
 namespace {
 
 using testing::CheckModule;
+using ::testing::HasSubstr;
 using testing::RandomArguments;
 using testing::SameResults;
 
@@ -61,7 +63,8 @@ Compiled CompileAndRun(absl::string_view text, bool tile_kernels,
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   EXPECT_TRUE(module.ok()) << module.status();
   CpuCompileOptions options;
-  options.tile_kernels = tile_kernels;
+  options.kernel_tier =
+      tile_kernels ? CpuCompileOptions::KernelTier::kTile : CpuCompileOptions::KernelTier::kLlvm;
   options.use_cache = false;
   absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
       CompileForCpu(*std::move(module), options);
@@ -70,6 +73,28 @@ Compiled CompileAndRun(absl::string_view text, bool tile_kernels,
   absl::StatusOr<Literal> result = (*executable)->Run(arguments);
   EXPECT_TRUE(result.ok()) << result.status();
   return {*std::move(executable), result.ok() ? *std::move(result) : Literal()};
+}
+
+// KernelTier::kTiered on the runtime path (its thunks split the work as the
+// LLVM kernels do, over the thread pool): the first run on tile programs,
+// the second and third on the LLVM kernels it generates, all `want`.
+void ExpectTieredRunsMatch(absl::string_view text, const std::vector<Literal>& arguments,
+                           const Literal& want, int64_t tile_kernels) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  CpuCompileOptions options;
+  options.kernel_tier = CpuCompileOptions::KernelTier::kTiered;
+  options.use_cache = false;
+  absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
+      CompileForCpuExecutable(*std::move(module), options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  if (tile_kernels > 0) EXPECT_THAT((*executable)->ToString(), HasSubstr("(tiered)"));
+  for (int run = 1; run <= 3; ++run) {
+    absl::StatusOr<Literal> got = (*executable)->RunLiterals(arguments);
+    ASSERT_TRUE(got.ok()) << got.status();
+    std::string why;
+    EXPECT_TRUE(SameResults(*got, want, &why)) << "tiered, run " << run << ": " << why;
+  }
 }
 
 // `text` through the tier (in `tile_kernels` kernels; -1: any number) and
@@ -91,9 +116,10 @@ void ExpectSameAsJitKernels(const std::string& text, int64_t tile_kernels = 1) {
     EXPECT_EQ(tiles.executable->stats().fallback_instructions, 0);
     std::string why;
     EXPECT_TRUE(SameResults(tiles.result, jit.result, &why)) << "seed " << seed << ": " << why;
+    ExpectTieredRunsMatch(text, arguments, jit.result, tile_kernels);
   }
   CpuCompileOptions options;
-  options.tile_kernels = true;
+  options.kernel_tier = CpuCompileOptions::KernelTier::kTile;
   CheckModule(text, {}, nullptr, options);
 }
 
@@ -232,6 +258,33 @@ ENTRY main {
   z = f32[7,300] parameter(2)
   ROOT out = f32[7,300] minimum(f32[7,300] maximum(x, y), z)
 })");
+}
+
+// The arena path tiers up at its second run too: tile programs, then the
+// LLVM kernels, the same bits.
+TEST(TileKernelTest, TieredExecutableTiersUpAtTheSecondRun) {
+  const std::string text = absl::StrReplaceAll(kSoftmax, {{"ROWS", "64"}, {"LEN", "1000"}});
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::vector<Literal> arguments = RandomArguments(**module, 5);
+  CpuCompileOptions options;
+  options.kernel_tier = CpuCompileOptions::KernelTier::kTiered;
+  options.use_cache = false;
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(*std::move(module), options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ((*executable)->stats().tiered_kernels, 1);
+  EXPECT_THAT((*executable)->ToString(), HasSubstr("tiered kernel"));
+  Compiled jit = CompileAndRun(text, false, arguments);
+  for (int run = 1; run <= 3; ++run) {
+    absl::StatusOr<Literal> got = (*executable)->Run(arguments);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ((*executable)->tiered_up(), run >= 2) << "run " << run;
+    std::string why;
+    EXPECT_TRUE(SameResults(*got, jit.result, &why)) << "run " << run << ": " << why;
+  }
+  EXPECT_TRUE((*executable)->tier_up_status().ok());
+  EXPECT_GT((*executable)->tier_up_ms(), 0);
 }
 
 // Fusions outside the tier compile through LLVM as before.

@@ -153,6 +153,16 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
       return Unsupported(*h, "not an f32 array");
     }
     const Shape& shape = h->shape();
+    if (columns.contains(h) && h->opcode() != HloOpcode::kParameter) {
+      // A column is computed from columns and scalars only: a per-row value
+      // of the same shape (rows as many as columns) varies along the other
+      // dimension.
+      for (const HloInstruction* operand : h->operands()) {
+        if (!columns.contains(operand) && operand->shape().rank() != 0) {
+          return Unsupported(*h, "a column computed from values that are not columns");
+        }
+      }
+    }
     switch (h->opcode()) {
       case HloOpcode::kParameter: {
         Step step{StepOp::kParameter, Kind::kScalar};

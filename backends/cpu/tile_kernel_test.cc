@@ -287,6 +287,35 @@ TEST(TileKernelTest, TieredExecutableTiersUpAtTheSecondRun) {
   EXPECT_GT((*executable)->tier_up_ms(), 0);
 }
 
+// A rank-1 value broadcast along the last dimension is a column only when
+// computed from columns and scalars: with as many rows as columns, a
+// per-row value (a row's sum) has a column's shape but varies along the
+// rows.  (The fusion pipeline does not make such a fusion; Create refuses
+// it anyway.)
+TEST(TileKernelTest, ColumnsComputedFromRowValuesAreRefused) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
+HloModule m
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[64,64] parameter(0)
+  c = f32[64] parameter(1)
+  zero = f32[] constant(0)
+  r = f32[64] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  h = f32[64] add(c, r)
+  hb = f32[64,64] broadcast(h), dimensions={1}
+  ROOT out = f32[64,64] add(x, hb)
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::unique_ptr<TileKernel>> kernel =
+      TileKernel::Create(*(*module)->entry_computation(), TileKernelOptions{});
+  EXPECT_TRUE(absl::IsUnimplemented(kernel.status())) << kernel.status();
+  EXPECT_THAT(kernel.status().message(), HasSubstr(": a column computed from"));
+}
+
 // Fusions outside the tier compile through LLVM as before.
 TEST(TileKernelTest, OtherFusionsGoToLlvm) {
   for (const std::string text : {

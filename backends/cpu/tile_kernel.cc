@@ -42,6 +42,46 @@ void Unary(tile_ops::UnaryOp op, const float* a, float* out, int64_t n) {
   tile_ops::baseline::Unary(op, a, out, n);
 }
 
+void Compare(tile_ops::CompareOp op, const float* a, float a_scalar, const float* b, float b_scalar,
+             float* out, int64_t n) {
+  if (HostHasAvx512()) return tile_ops::avx512::Compare(op, a, a_scalar, b, b_scalar, out, n);
+  tile_ops::baseline::Compare(op, a, a_scalar, b, b_scalar, out, n);
+}
+
+void Select(const float* p, float p_scalar, const float* a, float a_scalar, const float* b,
+            float b_scalar, float* out, int64_t n) {
+  if (HostHasAvx512()) {
+    return tile_ops::avx512::Select(p, p_scalar, a, a_scalar, b, b_scalar, out, n);
+  }
+  tile_ops::baseline::Select(p, p_scalar, a, a_scalar, b, b_scalar, out, n);
+}
+
+std::optional<tile_ops::CompareOp> CompareOpOf(ComparisonDirection direction) {
+  switch (direction) {
+    case ComparisonDirection::kEq: return tile_ops::CompareOp::kEq;
+    case ComparisonDirection::kNe: return tile_ops::CompareOp::kNe;
+    case ComparisonDirection::kGe: return tile_ops::CompareOp::kGe;
+    case ComparisonDirection::kGt: return tile_ops::CompareOp::kGt;
+    case ComparisonDirection::kLe: return tile_ops::CompareOp::kLe;
+    case ComparisonDirection::kLt: return tile_ops::CompareOp::kLt;
+  }
+  return std::nullopt;
+}
+
+// Ops whose PRED values the tier holds as floats 1 and 0.
+bool PredicateOp(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kCompare:
+    case HloOpcode::kAnd:
+    case HloOpcode::kOr:
+    case HloOpcode::kNot:
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kConstant: return true;
+    default:
+      return false;
+  }
+}
+
 void StoreStreaming(const float* tile, float* out, int64_t n) {
   if (HostHasAvx512()) return tile_ops::avx512::StoreStreaming(tile, out, n);
   tile_ops::baseline::StoreStreaming(tile, out, n);
@@ -98,6 +138,8 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
       root->opcode() == HloOpcode::kReduce ? root->operand(0)->shape() : root->shape();
   const int64_t rank = full.rank();
   if (rank == 0) return Unsupported(*root, "a scalar result");
+  // (A reduce of empty rows writes its init values: no tiles to run.)
+  if (full.dimensions().back() == 0) return Unsupported(*root, "empty rows");
   const std::vector<int64_t>& dims = full.dimensions();
   const std::vector<int64_t> leading(dims.begin(), dims.end() - 1);
   std::unique_ptr<TileKernel> kernel(new TileKernel);
@@ -139,6 +181,7 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
         static_cast<int>(step.op), ",", static_cast<int>(step.kind), ",", step.parameter, ",",
         step.operands[0], ",", step.operands[1], ",", absl::bit_cast<uint32_t>(step.constant), ",",
         static_cast<int>(step.binary), ",", static_cast<int>(step.unary), ",",
+        static_cast<int>(step.compare), ",", step.operands[2], ",",
         static_cast<int>(step.reduction.op), ",", step.reduction.accumulator_first, ",",
         step.reduction.lanes, ",", reinterpret_cast<uintptr_t>(step.array_routine));
     auto [it, inserted] = step_by_key.try_emplace(std::move(key), 0);
@@ -149,9 +192,12 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
   };
   auto kind_of = [&](const HloInstruction* h) { return kernel->steps_[step_of.at(h)].kind; };
   for (const HloInstruction* h : post_order) {
-    if (!h->shape().IsArray() || h->shape().element_type() != F32) {
-      return Unsupported(*h, "not an f32 array");
+    if (!h->shape().IsArray() ||
+        (h->shape().element_type() != F32 &&
+         (h->shape().element_type() != PRED || !PredicateOp(h->opcode())))) {
+      return Unsupported(*h, "not an f32 array (nor a predicate of a compare)");
     }
+    const bool predicate = h->shape().element_type() == PRED;
     const Shape& shape = h->shape();
     if (columns.contains(h) && h->opcode() != HloOpcode::kParameter) {
       // A column is computed from columns and scalars only: a per-row value
@@ -186,7 +232,8 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
       case HloOpcode::kConstant: {
         if (shape.rank() != 0) return Unsupported(*h, "a non-scalar constant");
         Step step{StepOp::kConstant, Kind::kScalar};
-        step.constant = h->literal().Get<float>({});
+        step.constant =
+            predicate ? (h->literal().Get<bool>({}) ? 1.0f : 0.0f) : h->literal().Get<float>({});
         step_of[h] = add(step);
         break;
       }
@@ -233,8 +280,46 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
         step_of[h] = add(step);
         break;
       }
+      case HloOpcode::kCompare: {
+        std::optional<tile_ops::CompareOp> compare = CompareOpOf(h->comparison_direction());
+        if (h->operand(0)->shape().element_type() != F32 || !compare.has_value() ||
+            h->EffectiveComparisonType() != ComparisonType::kFloat) {
+          return Unsupported(*h, "a compare other than of floats in IEEE order");
+        }
+        Step step{StepOp::kCompare, std::max(kind_of(h->operand(0)), kind_of(h->operand(1)))};
+        step.compare = *compare;
+        step.operands[0] = step_of.at(h->operand(0));
+        step.operands[1] = step_of.at(h->operand(1));
+        step_of[h] = add(step);
+        break;
+      }
+      case HloOpcode::kSelect: {
+        Step step{StepOp::kSelect, std::max({kind_of(h->operand(0)), kind_of(h->operand(1)),
+                                             kind_of(h->operand(2))})};
+        for (int k = 0; k < 3; ++k) step.operands[k] = step_of.at(h->operand(k));
+        step_of[h] = add(step);
+        break;
+      }
+      case HloOpcode::kNot: {
+        // not p = (p == 0), on predicates 1 and 0.
+        Step zero{StepOp::kConstant, Kind::kScalar};
+        Step step{StepOp::kCompare, kind_of(h->operand(0))};
+        step.compare = tile_ops::CompareOp::kEq;
+        step.operands[0] = step_of.at(h->operand(0));
+        step.operands[1] = add(zero);
+        step_of[h] = add(step);
+        break;
+      }
       default: {
-        if (std::optional<tile_ops::BinaryOp> binary = BinaryOpOf(h->opcode())) {
+        if (predicate && h->opcode() != HloOpcode::kAnd && h->opcode() != HloOpcode::kOr) {
+          return Unsupported(*h, "no tile operation");
+        }
+        // and/or of predicates 1 and 0: their minimum/maximum.
+        std::optional<tile_ops::BinaryOp> binary =
+            h->opcode() == HloOpcode::kAnd  ? std::optional(tile_ops::BinaryOp::kMinimum)
+            : h->opcode() == HloOpcode::kOr ? std::optional(tile_ops::BinaryOp::kMaximum)
+                                            : BinaryOpOf(h->opcode());
+        if (binary.has_value()) {
           Step step{StepOp::kBinary, std::max(kind_of(h->operand(0)), kind_of(h->operand(1)))};
           step.binary = *binary;
           step.operands[0] = step_of.at(h->operand(0));
@@ -273,7 +358,7 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
   const bool full_root = last.kind == Kind::kFull && root->shape().dimensions() == dims;
   const bool row_root =
       last.kind == Kind::kRow && root->opcode() == HloOpcode::kReduce && RowMajor(root->shape());
-  if (!RowMajor(root->shape()) || !(full_root || row_root)) {
+  if (!RowMajor(root->shape()) || !(full_root || row_root) || root->shape().element_type() != F32) {
     return Unsupported(*root, "a root that is not computed per row");
   }
   if (last.op == StepOp::kParameter || last.op == StepOp::kColumn) {
@@ -311,8 +396,9 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
   std::vector<std::vector<int>> released(kernel->steps_.size());
   for (int i = 0; i < static_cast<int>(kernel->steps_.size()); ++i) {
     Step& step = kernel->steps_[i];
-    const bool computed =
-        step.op == StepOp::kBinary || step.op == StepOp::kUnary || step.op == StepOp::kMath;
+    const bool computed = step.op == StepOp::kBinary || step.op == StepOp::kUnary ||
+                          step.op == StepOp::kMath || step.op == StepOp::kCompare ||
+                          step.op == StepOp::kSelect;
     if (computed && step.kind == Kind::kFull && (i != kernel->root_ || kernel->streaming_)) {
       if (free_slots.empty()) {
         step.slot = kernel->slots_++;
@@ -391,6 +477,7 @@ void TileKernel::RunTiles(void** buffers, const std::vector<TileRange>& tiles) c
       }
       const Value* a = step.operands[0] >= 0 ? &values[step.operands[0]] : nullptr;
       const Value* b = step.operands[1] >= 0 ? &values[step.operands[1]] : nullptr;
+      const Value* c = step.operands[2] >= 0 ? &values[step.operands[2]] : nullptr;
       auto is_full = [&](int operand) { return steps_[operand].kind == Kind::kFull; };
       switch (step.op) {
         case StepOp::kParameter: {
@@ -435,6 +522,25 @@ void TileKernel::RunTiles(void** buffers, const std::vector<TileRange>& tiles) c
           break;
         case StepOp::kReduce:
           value.scalar = Reduce(step.reduction, a->tile, n, b->scalar);
+          break;
+        case StepOp::kCompare:
+          if (full) {
+            Compare(step.compare, is_full(step.operands[0]) ? a->tile : nullptr, a->scalar,
+                    is_full(step.operands[1]) ? b->tile : nullptr, b->scalar, tile, n);
+            value.tile = tile;
+          } else {
+            Compare(step.compare, nullptr, a->scalar, nullptr, b->scalar, &value.scalar, 1);
+          }
+          break;
+        case StepOp::kSelect:
+          if (full) {
+            Select(is_full(step.operands[0]) ? a->tile : nullptr, a->scalar,
+                   is_full(step.operands[1]) ? b->tile : nullptr, b->scalar,
+                   is_full(step.operands[2]) ? c->tile : nullptr, c->scalar, tile, n);
+            value.tile = tile;
+          } else {
+            Select(nullptr, a->scalar, nullptr, b->scalar, nullptr, c->scalar, &value.scalar, 1);
+          }
           break;
       }
     }

@@ -24,12 +24,19 @@
 // - add, subtract, multiply, divide, maximum, minimum, negate, abs, sqrt,
 //   rsqrt, and the one-argument functions with a math routine (exp, log,
 //   tanh, logistic, erf, ...);
+// - float compares (not total order), and, or and not of their results,
+//   and select (predicates are 1 and 0 in tiles; none is a parameter or
+//   the result);
 // - reduces of a full value over its last dimension with a reducer of one
 //   add, multiply, maximum or minimum of its parameters (the row's result
 //   is then a per-row value, read back through broadcasts: softmax);
 //   E at most kMaxReducedRow.
 // Rows are cut into tiles of kTileElements where nothing is reduced.
 // Steps that compute the same value from the same steps are one step.
+//
+// The CPU compiler uses the tier as CpuCompileOptions::kernel_tier says:
+// by default (kTiered) until an executable's second run, which generates
+// the same fusions' LLVM kernels and runs them from then on.
 #ifndef TESSERA_BACKENDS_CPU_TILE_KERNEL_H_
 #define TESSERA_BACKENDS_CPU_TILE_KERNEL_H_
 
@@ -88,8 +95,6 @@ class TileKernel {
   void RunMajor(void** buffers, int64_t begin, int64_t end) const;
   // Whether the result is written with non-temporal stores.
   bool streaming() const { return streaming_; }
-  // Steps of the program (for tests and the thunk listing).
-  int64_t step_count() const { return static_cast<int64_t>(steps_.size()); }
 
  private:
   enum class Kind : uint8_t { kScalar, kRow, kFull };
@@ -99,17 +104,20 @@ class TileKernel {
     kConstant,
     kBinary,
     kUnary,
-    kMath,    // a math routine (array form for full values, scalar otherwise)
-    kReduce,  // a full value's row to a per-row value
+    kMath,     // a math routine (array form for full values, scalar otherwise)
+    kReduce,   // a full value's row to a per-row value
+    kCompare,  // a predicate: 1 or 0
+    kSelect,   // operands: predicate, on true, on false
   };
   struct Step {
     StepOp op;
     Kind kind;
     int parameter = -1;
-    int operands[2] = {-1, -1};
+    int operands[3] = {-1, -1, -1};
     float constant = 0;
     tile_ops::BinaryOp binary = tile_ops::BinaryOp::kAdd;
     tile_ops::UnaryOp unary = tile_ops::UnaryOp::kNegate;
+    tile_ops::CompareOp compare = tile_ops::CompareOp::kEq;
     tile_ops::Reduction reduction{};
     void* array_routine = nullptr;             // UnaryArrayRoutine
     float (*scalar_routine)(float) = nullptr;  // the scalar routine

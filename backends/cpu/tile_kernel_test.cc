@@ -287,6 +287,72 @@ TEST(TileKernelTest, TieredExecutableTiersUpAtTheSecondRun) {
   EXPECT_GT((*executable)->tier_up_ms(), 0);
 }
 
+// Compares (NaN in either operand: only NE holds), and/or/not of their
+// predicates, and selects on them, elementwise and before a reduction (a
+// masked softmax).
+TEST(TileKernelTest, ComparesAndSelectsMatchJitKernels) {
+  constexpr char kMasks[] = R"(
+HloModule masks
+ENTRY main {
+  x = f32[9,LEN] parameter(0)
+  y = f32[9,LEN] parameter(1)
+  t = f32[] parameter(2)
+  tb = f32[9,LEN] broadcast(t), dimensions={}
+  zero = f32[] constant(0)
+  zb = f32[9,LEN] broadcast(zero), dimensions={}
+  ax = f32[9,LEN] abs(x)
+  gt = pred[9,LEN] compare(x, y), direction=GT
+  lt = pred[9,LEN] compare(x, tb), direction=LT
+  ge = pred[9,LEN] compare(x, ax), direction=GE
+  le = pred[9,LEN] compare(ax, x), direction=LE
+  eq = pred[9,LEN] compare(ax, x), direction=EQ
+  ne = pred[9,LEN] compare(ax, x), direction=NE
+  unordered = pred[9,LEN] compare(x, x), direction=NE
+  both = pred[9,LEN] and(gt, pred[9,LEN] not(lt))
+  either = pred[9,LEN] or(both, unordered)
+  sel1 = f32[9,LEN] select(either, x, y)
+  sel2 = f32[9,LEN] select(ge, sel1, zb)
+  sel3 = f32[9,LEN] select(le, zb, sel2)
+  sel4 = f32[9,LEN] select(ne, tb, sel3)
+  ROOT out = f32[9,LEN] add(sel4, f32[9,LEN] select(eq, tb, sel1))
+}
+)";
+  constexpr char kMaskedSoftmax[] = R"(
+HloModule masked_softmax
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[9,LEN] parameter(0)
+  keep = f32[9,LEN] parameter(1)
+  half = f32[] constant(0.5)
+  ninf = f32[] constant(-inf)
+  halfb = f32[9,LEN] broadcast(half), dimensions={}
+  ninfb = f32[9,LEN] broadcast(ninf), dimensions={}
+  mask = pred[9,LEN] compare(keep, halfb), direction=GT
+  masked = f32[9,LEN] select(mask, x, ninfb)
+  max = f32[9] reduce(masked, ninf), dimensions={1}, to_apply=max_f32
+  maxb = f32[9,LEN] broadcast(max), dimensions={0}
+  e = f32[9,LEN] exponential(f32[9,LEN] subtract(masked, maxb))
+  zero = f32[] constant(0)
+  sum = f32[9] reduce(e, zero), dimensions={1}, to_apply=add_f32
+  sumb = f32[9,LEN] broadcast(sum), dimensions={0}
+  ROOT out = f32[9,LEN] divide(e, sumb)
+}
+)";
+  for (const char* e : {"7", "300"}) {
+    ExpectSameAsJitKernels(absl::StrReplaceAll(kMasks, {{"LEN", e}}));
+    ExpectSameAsJitKernels(absl::StrReplaceAll(kMaskedSoftmax, {{"LEN", e}}));
+  }
+}
+
 // A rank-1 value broadcast along the last dimension is a column only when
 // computed from columns and scalars: with as many rows as columns, a
 // per-row value (a row's sum) has a column's shape but varies along the

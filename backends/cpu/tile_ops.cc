@@ -148,6 +148,77 @@ void Unary(UnaryOp op, const float* a, float* out, int64_t n) {
   }
 }
 
+namespace {
+
+template <CompareOp kOp>
+inline float CompareOne(float a, float b) {
+  bool result = false;
+  switch (kOp) {
+    case CompareOp::kEq: result = a == b; break;
+    case CompareOp::kNe: result = a != b; break;
+    case CompareOp::kGe: result = a >= b; break;
+    case CompareOp::kGt: result = a > b; break;
+    case CompareOp::kLe: result = a <= b; break;
+    case CompareOp::kLt: result = a < b; break;
+  }
+  return result ? 1.0f : 0.0f;
+}
+
+template <CompareOp kOp>
+void CompareLoop(const float* a, float a_scalar, const float* b, float b_scalar, float* out,
+                 int64_t n) {
+  if (a != nullptr && b != nullptr) {
+    for (int64_t i = 0; i < n; ++i) out[i] = CompareOne<kOp>(a[i], b[i]);
+  } else if (a != nullptr) {
+    for (int64_t i = 0; i < n; ++i) out[i] = CompareOne<kOp>(a[i], b_scalar);
+  } else if (b != nullptr) {
+    for (int64_t i = 0; i < n; ++i) out[i] = CompareOne<kOp>(a_scalar, b[i]);
+  } else {
+    const float value = CompareOne<kOp>(a_scalar, b_scalar);
+    for (int64_t i = 0; i < n; ++i) out[i] = value;
+  }
+}
+
+}  // namespace
+
+void Compare(CompareOp op, const float* a, float a_scalar, const float* b, float b_scalar,
+             float* out, int64_t n) {
+  switch (op) {
+    case CompareOp::kEq: return CompareLoop<CompareOp::kEq>(a, a_scalar, b, b_scalar, out, n);
+    case CompareOp::kNe: return CompareLoop<CompareOp::kNe>(a, a_scalar, b, b_scalar, out, n);
+    case CompareOp::kGe: return CompareLoop<CompareOp::kGe>(a, a_scalar, b, b_scalar, out, n);
+    case CompareOp::kGt: return CompareLoop<CompareOp::kGt>(a, a_scalar, b, b_scalar, out, n);
+    case CompareOp::kLe: return CompareLoop<CompareOp::kLe>(a, a_scalar, b, b_scalar, out, n);
+    case CompareOp::kLt: return CompareLoop<CompareOp::kLt>(a, a_scalar, b, b_scalar, out, n);
+  }
+}
+
+void Select(const float* p, float p_scalar, const float* a, float a_scalar, const float* b,
+            float b_scalar, float* out, int64_t n) {
+  if (p != nullptr && a != nullptr && b != nullptr) {
+    for (int64_t i = 0; i < n; ++i) out[i] = p[i] != 0.0f ? a[i] : b[i];
+    return;
+  }
+  if (p != nullptr && a != nullptr) {
+    for (int64_t i = 0; i < n; ++i) out[i] = p[i] != 0.0f ? a[i] : b_scalar;
+    return;
+  }
+  if (p != nullptr && b != nullptr) {
+    for (int64_t i = 0; i < n; ++i) out[i] = p[i] != 0.0f ? a_scalar : b[i];
+    return;
+  }
+  // The other forms in one loop: a scalar is read through a zero stride.
+  const int64_t p_stride = p != nullptr ? 1 : 0;
+  const int64_t a_stride = a != nullptr ? 1 : 0;
+  const int64_t b_stride = b != nullptr ? 1 : 0;
+  if (p == nullptr) p = &p_scalar;
+  if (a == nullptr) a = &a_scalar;
+  if (b == nullptr) b = &b_scalar;
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = p[i * p_stride] != 0.0f ? a[i * a_stride] : b[i * b_stride];
+  }
+}
+
 float Reduce(const Reduction& reduction, const float* x, int64_t n, float init) {
   const int64_t lanes = reduction.lanes;
   switch (reduction.op) {

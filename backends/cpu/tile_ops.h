@@ -18,6 +18,9 @@ namespace tile_ops {
 
 enum class BinaryOp : uint8_t { kAdd, kSubtract, kMultiply, kDivide, kMaximum, kMinimum };
 enum class UnaryOp : uint8_t { kNegate, kAbs, kSqrt, kRsqrt };
+// Float comparisons (IEEE: every one but kNe is false when an operand is
+// NaN).  Predicates are floats 1 (true) and 0 in tiles.
+enum class CompareOp : uint8_t { kEq, kNe, kGe, kGt, kLe, kLt };
 
 // A row reduction's parameters: the reducer `op` (add, multiply, maximum or
 // minimum) applied as op(accumulator, x) when `accumulator_first` (its
@@ -30,18 +33,24 @@ struct Reduction {
   int64_t lanes;
 };
 
-#define TESSERA_TILE_OPS_DECLARE(ns)                                                           \
-  namespace ns {                                                                               \
-  /* out[i] = a[i] op b[i]; a scalar operand where its pointer is null (then a_scalar or   */  \
-  /* b_scalar).  out may be a or b.                                                         */ \
-  void Binary(BinaryOp op, const float* a, float a_scalar, const float* b, float b_scalar,     \
-              float* out, int64_t n);                                                          \
-  void Unary(UnaryOp op, const float* a, float* out, int64_t n);                               \
-  /* The reduction of x[0, n) from `init`.                                                  */ \
-  float Reduce(const Reduction& reduction, const float* x, int64_t n, float init);             \
-  /* out[0, n) = tile[0, n) with non-temporal stores where out is aligned (the caller      */  \
-  /* fences before others read out).                                                       */  \
-  void StoreStreaming(const float* tile, float* out, int64_t n);                               \
+#define TESSERA_TILE_OPS_DECLARE(ns)                                                            \
+  namespace ns {                                                                                \
+  /* out[i] = a[i] op b[i]; a scalar operand where its pointer is null (then a_scalar or   */   \
+  /* b_scalar).  out may be a or b.                                                         */  \
+  void Binary(BinaryOp op, const float* a, float a_scalar, const float* b, float b_scalar,      \
+              float* out, int64_t n);                                                           \
+  void Unary(UnaryOp op, const float* a, float* out, int64_t n);                                \
+  /* out[i] = a[i] op b[i] ? 1 : 0, operands as Binary's.                                   */  \
+  void Compare(CompareOp op, const float* a, float a_scalar, const float* b, float b_scalar,    \
+               float* out, int64_t n);                                                          \
+  /* out[i] = p[i] != 0 ? a[i] : b[i], each operand a tile or (pointer null) a scalar.       */ \
+  void Select(const float* p, float p_scalar, const float* a, float a_scalar, const float* b,   \
+              float b_scalar, float* out, int64_t n);                                           \
+  /* The reduction of x[0, n) from `init`.                                                  */  \
+  float Reduce(const Reduction& reduction, const float* x, int64_t n, float init);              \
+  /* out[0, n) = tile[0, n) with non-temporal stores where out is aligned (the caller      */   \
+  /* fences before others read out).                                                       */   \
+  void StoreStreaming(const float* tile, float* out, int64_t n);                                \
   }
 
 TESSERA_TILE_OPS_DECLARE(baseline)

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -285,6 +286,36 @@ TEST(TileKernelTest, TieredExecutableTiersUpAtTheSecondRun) {
   }
   EXPECT_TRUE((*executable)->tier_up_status().ok());
   EXPECT_GT((*executable)->tier_up_ms(), 0);
+}
+
+// Runs from several threads at once on a fresh tiered executable: one of
+// them tiers up while the others run tile programs or, once their functions
+// are set, the LLVM kernels; every result is the LLVM kernels' own.
+TEST(TileKernelTest, ConcurrentRunsTierUpOnce) {
+  const std::string text = absl::StrReplaceAll(kSoftmax, {{"ROWS", "300"}, {"LEN", "500"}});
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::vector<Literal> arguments = RandomArguments(**module, 9);
+  Compiled jit = CompileAndRun(text, false, arguments);
+  CpuCompileOptions options;
+  options.kernel_tier = CpuCompileOptions::KernelTier::kTiered;
+  options.use_cache = false;
+  absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
+      CompileForCpuExecutable(*std::move(module), options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  std::vector<std::thread> threads;
+  std::vector<int> mismatches(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int run = 0; run < 10; ++run) {
+        absl::StatusOr<Literal> got = (*executable)->RunLiterals(arguments);
+        std::string why;
+        if (!got.ok() || !SameResults(*got, jit.result, &why)) ++mismatches[t];
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
 }
 
 // Compares (NaN in either operand: only NE holds), and/or/not of their

@@ -168,25 +168,34 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
     }
   }
   const int64_t partitions = WorkPartitions(instruction->shape(), instruction);
+  return MakeKernelThunk(instruction->name(), *computation, std::move(single), std::move(operands),
+                         result, partitions);
+}
+
+absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::MakeKernelThunk(
+    std::string name, const HloComputation& computation, std::unique_ptr<HloComputation> owned,
+    std::vector<BufferSlice> operands, BufferSlice result, int64_t partitions) {
+  if (owned != nullptr) {
+    executable_.kernel_computations_.push_back(std::move(owned));
+  }
   using KernelTier = CpuCompileOptions::KernelTier;
-  if (options_.kernel_tier != KernelTier::kLlvm && options_.polynomial_math &&
-      instruction->opcode() == HloOpcode::kFusion) {
+  if (options_.kernel_tier != KernelTier::kLlvm && options_.polynomial_math) {
     TileKernelOptions tile_options;
     tile_options.reorder_float_reductions = options_.reorder_float_reductions;
     tile_options.math_target = executable_.kernel_compiler_->target();
     tile_options.streaming_store_bytes = options_.streaming_store_bytes;
     absl::StatusOr<std::unique_ptr<TileKernel>> tile =
-        TileKernel::Create(*computation, tile_options);
+        TileKernel::Create(computation, tile_options);
     if (!tile.ok() && !absl::IsUnimplemented(tile.status())) return tile.status();
     if (tile.ok()) {
       ++executable_.stats_.tile_kernels;
       if ((*tile)->streaming()) ++executable_.stats_.streaming_kernels;
       std::unique_ptr<LoopKernel> tier_up;
       if (options_.kernel_tier == KernelTier::kTiered && (*tile)->splits_by_major()) {
-        // Its LLVM kernel, generated at the second run (CountRunAndTierUp).
+        // Its LLVM kernel, generated at its second execution (TierUp).
         LoopKernelOptions deferred = KernelOptions(operands, result, partitions);
         deferred.deferred = true;
-        TS_ASSIGN_OR_RETURN(tier_up, executable_.kernel_compiler_->Compile(*computation, deferred));
+        TS_ASSIGN_OR_RETURN(tier_up, executable_.kernel_compiler_->Compile(computation, deferred));
         if (tier_up->work_size() == (*tile)->major_size()) {
           ++executable_.stats_.tiered_kernels;
         } else {
@@ -194,16 +203,16 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
         }
       }
       return std::unique_ptr<CpuThunk>(
-          std::make_unique<KernelThunk>(instruction->name(), std::move(*tile), std::move(operands),
-                                        result, partitions, std::move(tier_up)));
+          std::make_unique<KernelThunk>(std::move(name), std::move(*tile), std::move(operands),
+                                        result, partitions, std::move(tier_up), &executable_));
     }
   }
   TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
                       executable_.kernel_compiler_->Compile(
-                          *computation, KernelOptions(operands, result, partitions)));
+                          computation, KernelOptions(operands, result, partitions)));
   if (kernel->streaming_stores()) ++executable_.stats_.streaming_kernels;
   return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
-      instruction->name(), std::move(kernel), std::move(operands), result, partitions));
+      std::move(name), std::move(kernel), std::move(operands), result, partitions));
 }
 
 absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::Fallback(
@@ -484,28 +493,10 @@ class PerRunConstantsThunk : public CpuThunk {
   std::vector<std::pair<ArenaLeaf, const Literal*>> constants_;
 };
 
-// The runtime path's CpuExecutable::CountRunAndTierUp, first in every run
-// of a program with tiered kernels.
-class TierUpThunk : public CpuThunk {
- public:
-  explicit TierUpThunk(const CpuExecutable* executable)
-      : CpuThunk("tier-up"), executable_(executable) {}
-  absl::Status Execute(const Arena&) const override {
-    executable_->CountRunAndTierUp();
-    return absl::OkStatus();
-  }
-  bool native() const override { return true; }
-  std::string ToString() const override { return "tier-up"; }
-
- private:
-  const CpuExecutable* executable_;
-};
-
 // Keeps the CpuExecutable and the thunks made for the runtime path alive.
 struct RuntimeResources {
   std::shared_ptr<const CpuExecutable> executable;
   std::unique_ptr<PerRunConstantsThunk> constants;
-  std::unique_ptr<TierUpThunk> tier_up;
 };
 
 }  // namespace
@@ -598,10 +589,6 @@ absl::StatusOr<std::unique_ptr<runtime::Executable>> CpuExecutableBuilder::ToRun
   auto resources = std::make_shared<RuntimeResources>();
   resources->executable = executable;
   runtime::ThunkSequence thunks;
-  if (executable->stats_.tiered_kernels > 0) {
-    resources->tier_up = std::make_unique<TierUpThunk>(executable.get());
-    thunks.Add(resources->tier_up->Lower());
-  }
   if (!executable->per_run_constants_.empty()) {
     resources->constants = std::make_unique<PerRunConstantsThunk>(executable->per_run_constants_);
     thunks.Add(resources->constants->Lower());

@@ -57,8 +57,9 @@ struct CpuCompileOptions {
     // The tier's tile programs (large memory-bound ones run 1.1-1.7x
     // slower than their LLVM kernels).
     kTile,
-    // Tile programs until the executable's second run, which first
-    // generates their LLVM kernels (then used by every later run): the
+    // Tile programs until a tiered kernel's second execution (the
+    // program's second run, or a loop's second iteration), which first
+    // generates all their LLVM kernels (then used from there on): the
     // executable is ready in the tier's time, a program run once never
     // pays for LLVM, and one run many times runs LLVM's code.
     kTiered,

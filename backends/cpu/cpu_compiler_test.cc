@@ -396,8 +396,7 @@ ENTRY e {
   EXPECT_EQ(runtime_executable.plan().allocation(slice.allocation).kind,
             runtime::Allocation::Kind::kOutput)
       << runtime_executable.ToString();
-  // The kernel, after the tiered kernels' run counter.
-  EXPECT_EQ(runtime_executable.thunks().size(), 2) << runtime_executable.ToString();
+  EXPECT_EQ(runtime_executable.thunks().size(), 1) << runtime_executable.ToString();
 }
 
 TEST(CpuCompilerTest, BroadcastsAndShapeOpsRunNatively) {

@@ -147,7 +147,9 @@ std::unique_ptr<runtime::Thunk> KernelThunk::Lower() const {
     const int64_t work = kernel->work_size();
     return std::make_unique<runtime::KernelThunk>(
         absl::StrCat(name(), " (tiered)"), std::move(slices),
-        [tile, kernel](void** buffers, int64_t begin, int64_t end) {
+        [this, tile, kernel](void** buffers, int64_t begin, int64_t end) {
+          // One block of each execution starts at 0.
+          if (begin == 0) CountExecution();
           if (LoopKernel::Function* function = kernel->function()) {
             function(buffers, begin, end);
           } else {
@@ -220,13 +222,19 @@ KernelThunk::KernelThunk(std::string name, std::unique_ptr<LoopKernel> kernel,
 
 KernelThunk::KernelThunk(std::string name, std::unique_ptr<TileKernel> kernel,
                          std::vector<BufferSlice> operands, BufferSlice result, int64_t partitions,
-                         std::unique_ptr<LoopKernel> tier_up)
+                         std::unique_ptr<LoopKernel> tier_up, const CpuExecutable* owner)
     : CpuThunk(std::move(name)),
       kernel_(std::move(tier_up)),
       tile_kernel_(std::move(kernel)),
+      owner_(owner),
       operands_(std::move(operands)),
       result_(result),
       partitions_(std::max<int64_t>(partitions, 1)) {}
+
+void KernelThunk::CountExecution() const {
+  if (owner_ == nullptr || kernel_ == nullptr || kernel_->function() != nullptr) return;
+  if (executions_.fetch_add(1, std::memory_order_relaxed) + 1 >= 2) owner_->TierUp();
+}
 
 absl::Status KernelThunk::Execute(const Arena& arena) const {
   void* stack[16];
@@ -239,6 +247,7 @@ absl::Status KernelThunk::Execute(const Arena& arena) const {
   }
   for (size_t i = 0; i < operands_.size(); ++i) buffers[i] = arena.Address(operands_[i]);
   buffers[operands_.size()] = arena.Address(result_);
+  if (tile_kernel_ != nullptr) CountExecution();
   if (kernel_ != nullptr && kernel_->function() != nullptr) {
     kernel_->Run(buffers);
   } else {
@@ -742,11 +751,9 @@ absl::Status CpuExecutable::CheckArguments(absl::Span<const Literal> arguments) 
   return absl::OkStatus();
 }
 
-void CpuExecutable::CountRunAndTierUp() const {
-  if (stats_.tiered_kernels == 0 || tiered_up()) return;
-  // The second run: the program is run more than once, so its LLVM
-  // kernels will pay for themselves.
-  if (runs_.fetch_add(1, std::memory_order_relaxed) + 1 < 2) return;
+void CpuExecutable::TierUp() const {
+  // A kernel run twice is likely to run many times: its LLVM code, and the
+  // others', will pay for itself.
   std::call_once(tier_up_once_, [this] {
     const auto start = std::chrono::steady_clock::now();
     absl::Status status = kernel_compiler_->FinalizeDeferred();
@@ -770,7 +777,6 @@ double CpuExecutable::tier_up_ms() const {
 
 absl::StatusOr<Literal> CpuExecutable::Run(absl::Span<const Literal> arguments) const {
   TS_RETURN_IF_ERROR(CheckArguments(arguments));
-  CountRunAndTierUp();
   std::lock_guard<std::mutex> lock(run_mutex_);
   for (size_t p = 0; p < parameters_.size(); ++p) {
     for (const ArenaLeaf& leaf : parameters_[p]) {

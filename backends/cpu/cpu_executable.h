@@ -109,6 +109,8 @@ class RuntimeArena : public Arena {
 
 runtime::BufferSlice ToRuntime(const BufferSlice& slice);
 
+class CpuExecutable;
+
 class CpuThunk {
  public:
   explicit CpuThunk(std::string name) : name_(std::move(name)) {}
@@ -140,18 +142,26 @@ class KernelThunk : public CpuThunk {
               std::vector<BufferSlice> operands, BufferSlice result, int64_t partitions = 1);
   // The tier's program; with `tier_up`, a deferred LLVM kernel of the same
   // fusion (LoopKernelOptions::deferred, with tile->major_size() as its
-  // work size) that runs instead once its code is generated.
+  // work size) that runs instead once its code is generated: the thunk's
+  // second execution asks `owner` (the executable holding the thunk) to
+  // generate it (CpuExecutable::TierUp).
   KernelThunk(std::string name, std::unique_ptr<TileKernel> kernel,
               std::vector<BufferSlice> operands, BufferSlice result, int64_t partitions = 1,
-              std::unique_ptr<LoopKernel> tier_up = nullptr);
+              std::unique_ptr<LoopKernel> tier_up = nullptr, const CpuExecutable* owner = nullptr);
   absl::Status Execute(const Arena& arena) const override;
   bool native() const override { return true; }
   std::string ToString() const override;
   std::unique_ptr<runtime::Thunk> Lower() const override;
 
  private:
-  std::unique_ptr<LoopKernel> kernel_;  // one of these two
+  // A tiered kernel's second execution (a second run, or a loop's second
+  // iteration) tiers the executable up.
+  void CountExecution() const;
+
+  std::unique_ptr<LoopKernel> kernel_;  // one of these two, or both (tiered)
   std::unique_ptr<TileKernel> tile_kernel_;
+  const CpuExecutable* owner_ = nullptr;
+  mutable std::atomic<int64_t> executions_{0};
   std::vector<BufferSlice> operands_;
   BufferSlice result_;
   int64_t partitions_ = 1;
@@ -441,12 +451,11 @@ class CpuExecutable {
   // The thunks, one per line, then "native N, fallback M, aliasing K".
   std::string ToString() const;
 
-  // Counts a run of a program with tiered kernels and, on its second run,
-  // generates their LLVM kernels first (once; later runs use them).  Run
-  // calls it; the runtime::Executable path runs it as its first thunk.
-  // An error leaves the tiered kernels on their tile programs (the same
-  // results) and is kept in tier_up_status().
-  void CountRunAndTierUp() const;
+  // Generates the tiered kernels' LLVM code (once; a tiered kernel's second
+  // execution calls it, and runs that code from then on, as do all the
+  // others).  An error leaves the tiered kernels on their tile programs
+  // (the same results) and is kept in tier_up_status().
+  void TierUp() const;
   // Whether the tiered kernels run their LLVM code now.
   bool tiered_up() const { return tiered_up_.load(std::memory_order_acquire); }
   absl::Status tier_up_status() const;
@@ -462,6 +471,9 @@ class CpuExecutable {
   std::unique_ptr<HloModule> module_;
   std::unique_ptr<BufferAssignment> assignment_;
   std::shared_ptr<LoopKernelCompiler> kernel_compiler_;  // owns the JIT
+  // Computations made for kernels (a multi-output fusion's outputs), which
+  // tiered kernels are emitted from at their second execution.
+  std::vector<std::unique_ptr<HloComputation>> kernel_computations_;
   std::unique_ptr<Arena> arena_;
   std::vector<std::unique_ptr<CpuThunk>> thunks_;
   // Per entry parameter, its array leaves; the root's array leaves.
@@ -471,7 +483,6 @@ class CpuExecutable {
   std::vector<std::pair<ArenaLeaf, const Literal*>> per_run_constants_;
   CpuExecutableStats stats_;
   mutable std::mutex run_mutex_;
-  mutable std::atomic<int64_t> runs_{0};
   mutable std::once_flag tier_up_once_;
   mutable std::atomic<bool> tiered_up_{false};
   mutable std::mutex tier_up_mutex_;

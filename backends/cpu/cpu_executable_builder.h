@@ -74,6 +74,16 @@ class CpuExecutableBuilder {
   bool Forwards(const HloInstruction* instruction) const;
   // A kernel thunk, or a status saying why not (then: the fallback).
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryKernel(const HloInstruction* instruction);
+  // The kernel thunk for `computation` (a fusion's, or one made for a
+  // thunk, then `owned`, which the executable keeps: a tiered kernel is
+  // emitted from it at its second execution): the baseline tier's tile
+  // program (tiered or alone) where CpuCompileOptions::kernel_tier and the
+  // tier allow, else an LLVM kernel.
+  absl::StatusOr<std::unique_ptr<CpuThunk>> MakeKernelThunk(std::string name,
+                                                            const HloComputation& computation,
+                                                            std::unique_ptr<HloComputation> owned,
+                                                            std::vector<BufferSlice> operands,
+                                                            BufferSlice result, int64_t partitions);
   // A kLoop fusion with a tuple root: one kernel per output, run in turn.
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryMultiOutputKernel(const HloInstruction* fusion);
   // An unfused dot through RunDot (PlanDot decides).

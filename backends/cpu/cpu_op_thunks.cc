@@ -538,12 +538,12 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryMultiOutputKe
     std::vector<BufferSlice> kernel_operands = operands;
     for (int64_t j = 0; j < position; ++j) kernel_operands.push_back(results[order[j]]);
     const int64_t partitions = WorkPartitions(fusion->shape().tuple_shapes(i), fusion);
-    TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
-                        executable_.kernel_compiler_->Compile(
-                            *parts[i], KernelOptions(kernel_operands, results[i], partitions)));
-    kernels.push_back(std::make_unique<KernelThunk>(absl::StrCat(fusion->name(), "{", i, "}"),
-                                                    std::move(kernel), std::move(kernel_operands),
-                                                    results[i], partitions));
+    const HloComputation& part = *parts[i];
+    TS_ASSIGN_OR_RETURN(
+        std::unique_ptr<CpuThunk> kernel,
+        MakeKernelThunk(absl::StrCat(fusion->name(), "{", i, "}"), part, std::move(parts[i]),
+                        std::move(kernel_operands), results[i], partitions));
+    kernels.push_back(std::move(kernel));
   }
   return std::unique_ptr<CpuThunk>(
       std::make_unique<SequenceThunk>(fusion->name(), std::move(kernels)));

@@ -192,6 +192,9 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
   };
   auto kind_of = [&](const HloInstruction* h) { return kernel->steps_[step_of.at(h)].kind; };
   for (const HloInstruction* h : post_order) {
+    // A parameter nothing reads (a multi-output fusion's output computed
+    // alone keeps all the fusion's operands) is never loaded.
+    if (h->opcode() == HloOpcode::kParameter && h->users().empty() && h != root) continue;
     if (!h->shape().IsArray() ||
         (h->shape().element_type() != F32 &&
          (h->shape().element_type() != PRED || !PredicateOp(h->opcode())))) {

@@ -244,8 +244,9 @@ ENTRY main {
   ROOT out = f32[5,LEN] minimum(f32[5,LEN] logistic(m), f32[5,LEN] sqrt(f32[5,LEN] exponential(x)))
 }
 )";
+  // Two kernels: the unfused tanh of the per-row values, and the fusion.
   for (const char* e : {"3", "2048", "5000"}) {
-    ExpectSameAsJitKernels(absl::StrReplaceAll(kChain, {{"LEN", e}}));
+    ExpectSameAsJitKernels(absl::StrReplaceAll(kChain, {{"LEN", e}}), 2);
   }
 }
 
@@ -286,6 +287,53 @@ TEST(TileKernelTest, TieredExecutableTiersUpAtTheSecondRun) {
   }
   EXPECT_TRUE((*executable)->tier_up_status().ok());
   EXPECT_GT((*executable)->tier_up_ms(), 0);
+}
+
+// A tiered kernel in a loop's body tiers up at the loop's second
+// iteration, within the first run.
+TEST(TileKernelTest, LoopBodiesTierUpWithinTheFirstRun) {
+  const std::string text = R"(
+HloModule loop
+cond {
+  s = (s32[], f32[64,500]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[64,500]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[64,500] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  half = f32[] constant(0.5)
+  halfb = f32[64,500] broadcast(half), dimensions={}
+  y = f32[64,500] add(f32[64,500] multiply(x, halfb), f32[64,500] tanh(x))
+  ROOT next = (s32[], f32[64,500]) tuple(s32[] add(i, one), y)
+}
+ENTRY main {
+  x = f32[64,500] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[64,500]) tuple(zero, x)
+  loop = (s32[], f32[64,500]) while(init), condition=cond, body=body
+  ROOT out = f32[64,500] get-tuple-element(loop), index=1
+})";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::vector<Literal> arguments = RandomArguments(**module, 3);
+  Compiled jit = CompileAndRun(text, false, arguments);
+  CpuCompileOptions options;
+  options.kernel_tier = CpuCompileOptions::KernelTier::kTiered;
+  options.use_cache = false;
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(*std::move(module), options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  ASSERT_GE((*executable)->stats().tiered_kernels, 1);
+  EXPECT_FALSE((*executable)->tiered_up());
+  absl::StatusOr<Literal> got = (*executable)->Run(arguments);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE((*executable)->tiered_up());
+  std::string why;
+  EXPECT_TRUE(SameResults(*got, jit.result, &why)) << why;
 }
 
 // Runs from several threads at once on a fresh tiered executable: one of

@@ -54,6 +54,14 @@ void MixInSpecialValues(std::vector<Literal>& arguments) {
   }
 }
 
+// KernelTier::kTiered, compiled afresh (no cached executable).
+CpuCompileOptions TieredOptions() {
+  CpuCompileOptions options;
+  options.kernel_tier = CpuCompileOptions::KernelTier::kTiered;
+  options.use_cache = false;
+  return options;
+}
+
 struct Compiled {
   std::unique_ptr<CpuExecutable> executable;
   Literal result;
@@ -83,9 +91,7 @@ void ExpectTieredRunsMatch(absl::string_view text, const std::vector<Literal>& a
                            const Literal& want, int64_t tile_kernels) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   ASSERT_TRUE(module.ok()) << module.status();
-  CpuCompileOptions options;
-  options.kernel_tier = CpuCompileOptions::KernelTier::kTiered;
-  options.use_cache = false;
+  const CpuCompileOptions options = TieredOptions();
   absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
       CompileForCpuExecutable(*std::move(module), options);
   ASSERT_TRUE(executable.ok()) << executable.status();
@@ -269,9 +275,7 @@ TEST(TileKernelTest, TieredExecutableTiersUpAtTheSecondRun) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   ASSERT_TRUE(module.ok()) << module.status();
   const std::vector<Literal> arguments = RandomArguments(**module, 5);
-  CpuCompileOptions options;
-  options.kernel_tier = CpuCompileOptions::KernelTier::kTiered;
-  options.use_cache = false;
+  const CpuCompileOptions options = TieredOptions();
   absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
       CompileForCpu(*std::move(module), options);
   ASSERT_TRUE(executable.ok()) << executable.status();
@@ -321,9 +325,7 @@ ENTRY main {
   ASSERT_TRUE(module.ok()) << module.status();
   const std::vector<Literal> arguments = RandomArguments(**module, 3);
   Compiled jit = CompileAndRun(text, false, arguments);
-  CpuCompileOptions options;
-  options.kernel_tier = CpuCompileOptions::KernelTier::kTiered;
-  options.use_cache = false;
+  const CpuCompileOptions options = TieredOptions();
   absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
       CompileForCpu(*std::move(module), options);
   ASSERT_TRUE(executable.ok()) << executable.status();
@@ -345,9 +347,7 @@ TEST(TileKernelTest, ConcurrentRunsTierUpOnce) {
   ASSERT_TRUE(module.ok()) << module.status();
   const std::vector<Literal> arguments = RandomArguments(**module, 9);
   Compiled jit = CompileAndRun(text, false, arguments);
-  CpuCompileOptions options;
-  options.kernel_tier = CpuCompileOptions::KernelTier::kTiered;
-  options.use_cache = false;
+  const CpuCompileOptions options = TieredOptions();
   absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
       CompileForCpuExecutable(*std::move(module), options);
   ASSERT_TRUE(executable.ok()) << executable.status();

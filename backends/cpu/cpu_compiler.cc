@@ -172,6 +172,46 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
                          result, partitions);
 }
 
+absl::StatusOr<std::unique_ptr<TileKernel>> CpuExecutableBuilder::TileKernelFor(
+    const HloComputation& computation) const {
+  TileKernelOptions tile_options;
+  tile_options.reorder_float_reductions = options_.reorder_float_reductions;
+  tile_options.math_target = executable_.kernel_compiler_->target();
+  tile_options.streaming_store_bytes = options_.streaming_store_bytes;
+  return TileKernel::Create(computation, tile_options);
+}
+
+absl::StatusOr<std::unique_ptr<EpilogueKernel>> CpuExecutableBuilder::MakeEpilogue(
+    const HloComputation& computation, std::unique_ptr<HloComputation> owned,
+    const std::vector<BufferSlice>& operands, BufferSlice result) {
+  if (owned != nullptr) executable_.kernel_computations_.push_back(std::move(owned));
+  using KernelTier = CpuCompileOptions::KernelTier;
+  LoopKernelOptions llvm_options = EpilogueOptions(operands, result);
+  if (options_.kernel_tier != KernelTier::kLlvm && options_.polynomial_math) {
+    absl::StatusOr<std::unique_ptr<TileKernel>> tile = TileKernelFor(computation);
+    if (!tile.ok() && !absl::IsUnimplemented(tile.status())) return tile.status();
+    if (tile.ok() && (*tile)->splits_by_major()) {
+      ++executable_.stats_.tile_kernels;
+      if (options_.kernel_tier == KernelTier::kTile) {
+        return std::make_unique<EpilogueKernel>(nullptr, std::move(*tile));
+      }
+      llvm_options.deferred = true;
+      TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> deferred,
+                          executable_.kernel_compiler_->Compile(computation, llvm_options));
+      if (deferred->work_size() == (*tile)->major_size()) {
+        ++executable_.stats_.tiered_kernels;
+        return std::make_unique<EpilogueKernel>(std::move(deferred), std::move(*tile),
+                                                &executable_);
+      }
+      --executable_.stats_.tile_kernels;
+      llvm_options.deferred = false;  // split otherwise: LLVM's kernel alone
+    }
+  }
+  TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
+                      executable_.kernel_compiler_->Compile(computation, llvm_options));
+  return std::make_unique<EpilogueKernel>(std::move(kernel));
+}
+
 absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::MakeKernelThunk(
     std::string name, const HloComputation& computation, std::unique_ptr<HloComputation> owned,
     std::vector<BufferSlice> operands, BufferSlice result, int64_t partitions) {
@@ -180,12 +220,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::MakeKernelThunk(
   }
   using KernelTier = CpuCompileOptions::KernelTier;
   if (options_.kernel_tier != KernelTier::kLlvm && options_.polynomial_math) {
-    TileKernelOptions tile_options;
-    tile_options.reorder_float_reductions = options_.reorder_float_reductions;
-    tile_options.math_target = executable_.kernel_compiler_->target();
-    tile_options.streaming_store_bytes = options_.streaming_store_bytes;
-    absl::StatusOr<std::unique_ptr<TileKernel>> tile =
-        TileKernel::Create(computation, tile_options);
+    absl::StatusOr<std::unique_ptr<TileKernel>> tile = TileKernelFor(computation);
     if (!tile.ok() && !absl::IsUnimplemented(tile.status())) return tile.status();
     if (tile.ok()) {
       ++executable_.stats_.tile_kernels;

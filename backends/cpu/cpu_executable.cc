@@ -231,6 +231,28 @@ KernelThunk::KernelThunk(std::string name, std::unique_ptr<TileKernel> kernel,
       result_(result),
       partitions_(std::max<int64_t>(partitions, 1)) {}
 
+EpilogueKernel::EpilogueKernel(std::unique_ptr<LoopKernel> llvm, std::unique_ptr<TileKernel> tile,
+                               const CpuExecutable* owner)
+    : llvm_(std::move(llvm)), tile_(std::move(tile)), owner_(owner) {}
+
+int64_t EpilogueKernel::work_size() const {
+  return llvm_ != nullptr ? llvm_->work_size() : tile_->major_size();
+}
+
+void EpilogueKernel::CountExecution() const {
+  if (owner_ == nullptr || llvm_ == nullptr || tile_ == nullptr || llvm_->function() != nullptr) {
+    return;
+  }
+  if (executions_.fetch_add(1, std::memory_order_relaxed) + 1 >= 2) owner_->TierUp();
+}
+
+void EpilogueKernel::Run(void** buffers, int64_t begin, int64_t end) const {
+  if (llvm_ != nullptr) {
+    if (LoopKernel::Function* function = llvm_->function()) return function(buffers, begin, end);
+  }
+  tile_->RunMajor(buffers, begin, end);
+}
+
 void KernelThunk::CountExecution() const {
   if (owner_ == nullptr || kernel_ == nullptr || kernel_->function() != nullptr) return;
   if (executions_.fetch_add(1, std::memory_order_relaxed) + 1 >= 2) owner_->TierUp();
@@ -279,12 +301,13 @@ namespace {
 
 // RunDot with the epilogue kernel (if any) over `buffers`: lhs, rhs, out,
 // then the kernel's buffers.
-absl::Status RunDotWithEpilogue(const DotShape& shape, LoopKernel::Function* epilogue,
+absl::Status RunDotWithEpilogue(const DotShape& shape, const EpilogueKernel* epilogue,
                                 absl::Span<void* const> buffers, runtime::ThreadPool* pool) {
   if (epilogue == nullptr) return RunDot(shape, buffers[0], buffers[1], buffers[2], pool);
+  epilogue->CountExecution();
   void* const* kernel_buffers = buffers.data() + 3;
   const RowEpilogue rows = [epilogue, kernel_buffers](int64_t begin, int64_t end) {
-    epilogue(const_cast<void**>(kernel_buffers), begin, end);
+    epilogue->Run(const_cast<void**>(kernel_buffers), begin, end);
   };
   return RunDot(shape, buffers[0], buffers[1], buffers[2], pool, nullptr, &rows);
 }
@@ -294,8 +317,7 @@ absl::Status RunDotWithEpilogue(const DotShape& shape, LoopKernel::Function* epi
 absl::Status DotThunk::Execute(const Arena& arena) const {
   std::vector<void*> buffers;
   for (const BufferSlice& slice : Slices()) buffers.push_back(arena.Address(slice));
-  return RunDotWithEpilogue(shape_, epilogue_ ? epilogue_->function() : nullptr, buffers,
-                            &runtime::ThreadPool::Default());
+  return RunDotWithEpilogue(shape_, epilogue_.get(), buffers, &runtime::ThreadPool::Default());
 }
 
 std::string DotThunk::ToString() const {
@@ -306,7 +328,7 @@ std::string DotThunk::ToString() const {
 
 std::unique_ptr<runtime::Thunk> DotThunk::Lower() const {
   const DotShape shape = shape_;
-  LoopKernel::Function* epilogue = epilogue_ ? epilogue_->function() : nullptr;
+  const EpilogueKernel* epilogue = epilogue_.get();
   std::vector<runtime::BufferSlice> slices;
   for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
   return std::make_unique<runtime::HostCallThunk>(
@@ -326,13 +348,14 @@ namespace {
 
 // The convolution over buffers [input, kernel, output, epilogue's...], with
 // its epilogue (when not null) per chunk of batch entries.
-absl::Status RunConvolutionWithEpilogue(const ConvPlan& plan, LoopKernel::Function* epilogue,
+absl::Status RunConvolutionWithEpilogue(const ConvPlan& plan, const EpilogueKernel* epilogue,
                                         absl::Span<void* const> buffers,
                                         runtime::ThreadPool* pool) {
   if (epilogue == nullptr) return RunConvolution(plan, buffers[0], buffers[1], buffers[2], pool);
+  epilogue->CountExecution();
   void* const* kernel_buffers = buffers.data() + 3;
   const RowEpilogue batch = [epilogue, kernel_buffers](int64_t begin, int64_t end) {
-    epilogue(const_cast<void**>(kernel_buffers), begin, end);
+    epilogue->Run(const_cast<void**>(kernel_buffers), begin, end);
   };
   return RunConvolution(plan, buffers[0], buffers[1], buffers[2], pool, &batch);
 }
@@ -348,7 +371,7 @@ std::vector<BufferSlice> ConvThunk::Slices() const {
 absl::Status ConvThunk::Execute(const Arena& arena) const {
   std::vector<void*> buffers;
   for (const BufferSlice& slice : Slices()) buffers.push_back(arena.Address(slice));
-  return RunConvolutionWithEpilogue(plan_, epilogue_ ? epilogue_->function() : nullptr, buffers,
+  return RunConvolutionWithEpilogue(plan_, epilogue_.get(), buffers,
                                     &runtime::ThreadPool::Default());
 }
 
@@ -360,7 +383,7 @@ std::string ConvThunk::ToString() const {
 
 std::unique_ptr<runtime::Thunk> ConvThunk::Lower() const {
   const ConvPlan plan = plan_;
-  LoopKernel::Function* epilogue = epilogue_ ? epilogue_->function() : nullptr;
+  const EpilogueKernel* epilogue = epilogue_.get();
   std::vector<runtime::BufferSlice> slices;
   for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
   return std::make_unique<runtime::HostCallThunk>(

@@ -167,6 +167,27 @@ class KernelThunk : public CpuThunk {
   int64_t partitions_ = 1;
 };
 
+// A GEMM's or a convolution's epilogue over ranges of its result's
+// dimension 0: its LLVM kernel, the baseline tier's tile program, or both
+// (tiered: the tile program until the deferred LLVM kernel's code exists,
+// which the epilogue's second execution asks `owner` for, as KernelThunk).
+class EpilogueKernel {
+ public:
+  EpilogueKernel(std::unique_ptr<LoopKernel> llvm, std::unique_ptr<TileKernel> tile = nullptr,
+                 const CpuExecutable* owner = nullptr);
+  // The extent of the result's dimension 0.
+  int64_t work_size() const;
+  // Once per execution of the thunk, before its ranges run.
+  void CountExecution() const;
+  void Run(void** buffers, int64_t begin, int64_t end) const;
+
+ private:
+  std::unique_ptr<LoopKernel> llvm_;
+  std::unique_ptr<TileKernel> tile_;
+  const CpuExecutable* owner_;
+  mutable std::atomic<int64_t> executions_{0};
+};
+
 // A dot through Eigen's GEMM (eigen_dot.h): out = lhs x rhs as `shape`
 // says, split over the thread pool (the runtime's; the default pool when
 // run on an Arena).  `out` overlaps neither operand.  Scratch (16-bit
@@ -182,9 +203,14 @@ class DotThunk : public CpuThunk {
   DotThunk(std::string name, DotShape shape, BufferSlice lhs, BufferSlice rhs, BufferSlice out)
       : CpuThunk(std::move(name)), shape_(shape), lhs_(lhs), rhs_(rhs), out_(out) {}
   DotThunk(std::string name, DotShape shape, BufferSlice lhs, BufferSlice rhs, BufferSlice out,
-           std::unique_ptr<LoopKernel> epilogue, std::vector<BufferSlice> epilogue_buffers)
-      : CpuThunk(std::move(name)), shape_(shape), lhs_(lhs), rhs_(rhs), out_(out),
-        epilogue_(std::move(epilogue)), epilogue_buffers_(std::move(epilogue_buffers)) {}
+           std::unique_ptr<EpilogueKernel> epilogue, std::vector<BufferSlice> epilogue_buffers)
+      : CpuThunk(std::move(name)),
+        shape_(shape),
+        lhs_(lhs),
+        rhs_(rhs),
+        out_(out),
+        epilogue_(std::move(epilogue)),
+        epilogue_buffers_(std::move(epilogue_buffers)) {}
   absl::Status Execute(const Arena& arena) const override;
   bool native() const override { return true; }
   std::string ToString() const override;
@@ -194,7 +220,7 @@ class DotThunk : public CpuThunk {
  private:
   DotShape shape_;
   BufferSlice lhs_, rhs_, out_;
-  std::unique_ptr<LoopKernel> epilogue_;     // null: a plain dot
+  std::unique_ptr<EpilogueKernel> epilogue_;   // null: a plain dot
   std::vector<BufferSlice> epilogue_buffers_;  // its parameters, then its result
 };
 
@@ -204,11 +230,16 @@ class ConvThunk : public CpuThunk {
   // With `epilogue`: a kernel over the output's batch entries (its work
   // size the batch), run per chunk of finished entries (RunConvolution),
   // over `epilogue_buffers` (its parameters, then its result).
-  ConvThunk(std::string name, ConvPlan plan, BufferSlice input, BufferSlice kernel,
-            BufferSlice out, std::unique_ptr<LoopKernel> epilogue = nullptr,
+  ConvThunk(std::string name, ConvPlan plan, BufferSlice input, BufferSlice kernel, BufferSlice out,
+            std::unique_ptr<EpilogueKernel> epilogue = nullptr,
             std::vector<BufferSlice> epilogue_buffers = {})
-      : CpuThunk(std::move(name)), plan_(std::move(plan)), input_(input), kernel_(kernel),
-        out_(out), epilogue_(std::move(epilogue)), epilogue_buffers_(std::move(epilogue_buffers)) {}
+      : CpuThunk(std::move(name)),
+        plan_(std::move(plan)),
+        input_(input),
+        kernel_(kernel),
+        out_(out),
+        epilogue_(std::move(epilogue)),
+        epilogue_buffers_(std::move(epilogue_buffers)) {}
   absl::Status Execute(const Arena& arena) const override;
   bool native() const override { return true; }
   std::string ToString() const override;
@@ -218,7 +249,7 @@ class ConvThunk : public CpuThunk {
  private:
   ConvPlan plan_;
   BufferSlice input_, kernel_, out_;
-  std::unique_ptr<LoopKernel> epilogue_;  // null: a plain convolution
+  std::unique_ptr<EpilogueKernel> epilogue_;  // null: a plain convolution
   std::vector<BufferSlice> epilogue_buffers_;
 };
 

@@ -84,6 +84,16 @@ class CpuExecutableBuilder {
                                                             std::unique_ptr<HloComputation> owned,
                                                             std::vector<BufferSlice> operands,
                                                             BufferSlice result, int64_t partitions);
+  // The baseline tier's program for `computation` under the options (the
+  // kernels' math target, reduction order and streaming threshold).
+  absl::StatusOr<std::unique_ptr<TileKernel>> TileKernelFor(
+      const HloComputation& computation) const;
+  // The epilogue of a GEMM or convolution writing `result`, from
+  // `computation` (`owned`, kept by the executable): as MakeKernelThunk
+  // chooses, where the tile program splits the work as the LLVM kernel does.
+  absl::StatusOr<std::unique_ptr<EpilogueKernel>> MakeEpilogue(
+      const HloComputation& computation, std::unique_ptr<HloComputation> owned,
+      const std::vector<BufferSlice>& operands, BufferSlice result);
   // A kLoop fusion with a tuple root: one kernel per output, run in turn.
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryMultiOutputKernel(const HloInstruction* fusion);
   // An unfused dot through RunDot (PlanDot decides).

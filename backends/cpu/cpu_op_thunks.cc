@@ -406,9 +406,10 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
     }
     std::vector<BufferSlice> kernel_operands = operands;
     kernel_operands.push_back(results[0]);
-    TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
-                        executable_.kernel_compiler_->Compile(
-                            *epilogue, EpilogueOptions(kernel_operands, results[0])));
+    const HloComputation& computation = *epilogue;
+    TS_ASSIGN_OR_RETURN(
+        std::unique_ptr<EpilogueKernel> kernel,
+        MakeEpilogue(computation, std::move(epilogue), kernel_operands, results[0]));
     std::vector<BufferSlice> kernel_buffers = kernel_operands;
     kernel_buffers.push_back(results[0]);
     return std::unique_ptr<CpuThunk>(std::make_unique<DotThunk>(
@@ -427,9 +428,10 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
     if (ElementwiseOnlyUse(epilogue->parameter_instruction(fused.num_parameters()))) {
       std::vector<BufferSlice> kernel_operands = operands;
       kernel_operands.push_back(results[0]);
-      TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
-                          executable_.kernel_compiler_->Compile(
-                              *epilogue, EpilogueOptions(kernel_operands, results[0])));
+      const HloComputation& computation = *epilogue;
+      TS_ASSIGN_OR_RETURN(
+          std::unique_ptr<EpilogueKernel> kernel,
+          MakeEpilogue(computation, std::move(epilogue), kernel_operands, results[0]));
       if (kernel->work_size() == conv_plan.batch) {
         std::vector<BufferSlice> kernel_buffers = kernel_operands;
         kernel_buffers.push_back(results[0]);

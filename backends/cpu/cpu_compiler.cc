@@ -214,10 +214,13 @@ absl::StatusOr<std::unique_ptr<EpilogueKernel>> CpuExecutableBuilder::MakeEpilog
 
 absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::MakeKernelThunk(
     std::string name, const HloComputation& computation, std::unique_ptr<HloComputation> owned,
-    std::vector<BufferSlice> operands, BufferSlice result, int64_t partitions) {
+    std::vector<BufferSlice> operands, BufferSlice result, int64_t partitions, bool epilogue) {
   if (owned != nullptr) {
     executable_.kernel_computations_.push_back(std::move(owned));
   }
+  const LoopKernelOptions llvm_options = epilogue
+                                             ? EpilogueOptions(operands, result, partitions)
+                                             : KernelOptions(operands, result, partitions);
   using KernelTier = CpuCompileOptions::KernelTier;
   if (options_.kernel_tier != KernelTier::kLlvm && options_.polynomial_math) {
     absl::StatusOr<std::unique_ptr<TileKernel>> tile = TileKernelFor(computation);
@@ -228,7 +231,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::MakeKernelThunk(
       std::unique_ptr<LoopKernel> tier_up;
       if (options_.kernel_tier == KernelTier::kTiered && (*tile)->splits_by_major()) {
         // Its LLVM kernel, generated at its second execution (TierUp).
-        LoopKernelOptions deferred = KernelOptions(operands, result, partitions);
+        LoopKernelOptions deferred = llvm_options;
         deferred.deferred = true;
         TS_ASSIGN_OR_RETURN(tier_up, executable_.kernel_compiler_->Compile(computation, deferred));
         if (tier_up->work_size() == (*tile)->major_size()) {
@@ -244,7 +247,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::MakeKernelThunk(
   }
   TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
                       executable_.kernel_compiler_->Compile(
-                          computation, KernelOptions(operands, result, partitions)));
+                          computation, llvm_options));
   if (kernel->streaming_stores()) ++executable_.stats_.streaming_kernels;
   return std::unique_ptr<CpuThunk>(std::make_unique<KernelThunk>(
       std::move(name), std::move(kernel), std::move(operands), result, partitions));

@@ -78,12 +78,14 @@ class CpuExecutableBuilder {
   // thunk, then `owned`, which the executable keeps: a tiered kernel is
   // emitted from it at its second execution): the baseline tier's tile
   // program (tiered or alone) where CpuCompileOptions::kernel_tier and the
-  // tier allow, else an LLVM kernel.
+  // tier allow, else an LLVM kernel (compiled with EpilogueOptions when
+  // `epilogue`: a GEMM's or convolution's, after it).
   absl::StatusOr<std::unique_ptr<CpuThunk>> MakeKernelThunk(std::string name,
                                                             const HloComputation& computation,
                                                             std::unique_ptr<HloComputation> owned,
                                                             std::vector<BufferSlice> operands,
-                                                            BufferSlice result, int64_t partitions);
+                                                            BufferSlice result, int64_t partitions,
+                                                            bool epilogue = false);
   // The baseline tier's program for `computation` under the options (the
   // kernels' math target, reduction order and streaming threshold).
   absl::StatusOr<std::unique_ptr<TileKernel>> TileKernelFor(

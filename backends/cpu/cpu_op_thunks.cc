@@ -469,12 +469,14 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
       return absl::UnimplementedError("the epilogue reads the dot other than elementwise");
     }
     const int64_t partitions = Partitions(outputs[i]->shape());
-    TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
-                        executable_.kernel_compiler_->Compile(
-                            *epilogue, EpilogueOptions(kernel_operands, results[i], partitions)));
-    steps.push_back(std::make_unique<KernelThunk>(
-        absl::StrCat(fusion->name(), ".epilogue", outputs.size() > 1 ? absl::StrCat(i) : ""),
-        std::move(kernel), kernel_operands, results[i], partitions));
+    const HloComputation& computation = *epilogue;
+    TS_ASSIGN_OR_RETURN(
+        std::unique_ptr<CpuThunk> kernel,
+        MakeKernelThunk(
+            absl::StrCat(fusion->name(), ".epilogue", outputs.size() > 1 ? absl::StrCat(i) : ""),
+            computation, std::move(epilogue), kernel_operands, results[i], partitions,
+            /*epilogue=*/true));
+    steps.push_back(std::move(kernel));
   }
   if (steps.size() == 1) return std::move(steps.front());
   return std::unique_ptr<CpuThunk>(

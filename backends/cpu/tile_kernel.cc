@@ -183,7 +183,7 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
         static_cast<int>(step.binary), ",", static_cast<int>(step.unary), ",",
         static_cast<int>(step.compare), ",", step.operands[2], ",",
         static_cast<int>(step.reduction.op), ",", step.reduction.accumulator_first, ",",
-        step.reduction.lanes, ",", reinterpret_cast<uintptr_t>(step.array_routine));
+        step.reduction.lanes, ",", step.math_function);
     auto [it, inserted] = step_by_key.try_emplace(std::move(key), 0);
     if (!inserted) return it->second;
     kernel->steps_.push_back(step);
@@ -340,13 +340,10 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
                    function.has_value() && llvm_ir::HasMathRoutine(*function, false) &&
                    *function != llvm_ir::MathFunction::kPow) {
           // The routines kernels call: the same polynomial, element for element.
+          // (Resolved once the whole computation is taken: the first
+          // request of a routine in a process compiles it.)
           step.op = StepOp::kMath;
-          TS_ASSIGN_OR_RETURN(step.array_routine,
-                              llvm_ir::MathArrayRoutine(*function, false, options.math_target));
-          TS_ASSIGN_OR_RETURN(uint64_t scalar, llvm_ir::MathRoutineAddress(
-                                                   llvm_ir::MathRoutineName(*function, false, 1),
-                                                   options.math_target));
-          step.scalar_routine = reinterpret_cast<float (*)(float)>(scalar);
+          step.math_function = static_cast<int>(*function);
         } else {
           return Unsupported(*h, "no tile operation");
         }
@@ -368,6 +365,16 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
     return Unsupported(*root, "a root that copies a parameter");
   }
   kernel->root_ = root_step;
+  for (Step& step : kernel->steps_) {
+    if (step.op != StepOp::kMath) continue;
+    const auto function = static_cast<llvm_ir::MathFunction>(step.math_function);
+    TS_ASSIGN_OR_RETURN(step.array_routine,
+                        llvm_ir::MathArrayRoutine(function, false, options.math_target));
+    TS_ASSIGN_OR_RETURN(uint64_t scalar,
+                        llvm_ir::MathRoutineAddress(llvm_ir::MathRoutineName(function, false, 1),
+                                                    options.math_target));
+    step.scalar_routine = reinterpret_cast<float (*)(float)>(scalar);
+  }
   kernel->major_size_ = root->shape().rank() == 0 ? 1 : root->shape().dimensions()[0];
   kernel->major_is_row_ = rank == 1 && !reduces;
   for (const Step& step : kernel->steps_) {

@@ -119,6 +119,7 @@ class TileKernel {
     tile_ops::UnaryOp unary = tile_ops::UnaryOp::kNegate;
     tile_ops::CompareOp compare = tile_ops::CompareOp::kEq;
     tile_ops::Reduction reduction{};
+    int math_function = -1;                    // an llvm_ir::MathFunction, for kMath
     void* array_routine = nullptr;             // UnaryArrayRoutine
     float (*scalar_routine)(float) = nullptr;  // the scalar routine
     int slot = -1;  // full values computed here: their tile in the scratch

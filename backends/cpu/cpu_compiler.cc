@@ -183,14 +183,20 @@ absl::StatusOr<std::unique_ptr<TileKernel>> CpuExecutableBuilder::TileKernelFor(
 
 absl::StatusOr<std::unique_ptr<EpilogueKernel>> CpuExecutableBuilder::MakeEpilogue(
     const HloComputation& computation, std::unique_ptr<HloComputation> owned,
-    const std::vector<BufferSlice>& operands, BufferSlice result) {
+    const std::vector<BufferSlice>& operands, BufferSlice result,
+    std::optional<int64_t> work_size) {
   if (owned != nullptr) executable_.kernel_computations_.push_back(std::move(owned));
+  auto check_work_size = [&](int64_t size) -> absl::Status {
+    if (!work_size.has_value() || size == *work_size) return absl::OkStatus();
+    return absl::UnimplementedError(absl::StrCat("the epilogue's work size is ", size,
+                                                 ", not the ", *work_size, " it is run over"));
+  };
   using KernelTier = CpuCompileOptions::KernelTier;
   LoopKernelOptions llvm_options = EpilogueOptions(operands, result);
   if (options_.kernel_tier != KernelTier::kLlvm && options_.polynomial_math) {
     absl::StatusOr<std::unique_ptr<TileKernel>> tile = TileKernelFor(computation);
     if (!tile.ok() && !absl::IsUnimplemented(tile.status())) return tile.status();
-    if (tile.ok() && (*tile)->splits_by_major()) {
+    if (tile.ok() && (*tile)->splits_by_major() && check_work_size((*tile)->major_size()).ok()) {
       ++executable_.stats_.tile_kernels;
       if (options_.kernel_tier == KernelTier::kTile) {
         return std::make_unique<EpilogueKernel>(nullptr, std::move(*tile));
@@ -209,6 +215,7 @@ absl::StatusOr<std::unique_ptr<EpilogueKernel>> CpuExecutableBuilder::MakeEpilog
   }
   TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernel> kernel,
                       executable_.kernel_compiler_->Compile(computation, llvm_options));
+  TS_RETURN_IF_ERROR(check_work_size(kernel->work_size()));
   return std::make_unique<EpilogueKernel>(std::move(kernel));
 }
 

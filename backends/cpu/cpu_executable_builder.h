@@ -7,6 +7,7 @@
 #define TESSERA_BACKENDS_CPU_CPU_EXECUTABLE_BUILDER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,9 +94,12 @@ class CpuExecutableBuilder {
   // The epilogue of a GEMM or convolution writing `result`, from
   // `computation` (`owned`, kept by the executable): as MakeKernelThunk
   // chooses, where the tile program splits the work as the LLVM kernel does.
+  // Unimplemented where the kernel's work size is not `work_size` (when
+  // given: the units its caller runs it over).
   absl::StatusOr<std::unique_ptr<EpilogueKernel>> MakeEpilogue(
       const HloComputation& computation, std::unique_ptr<HloComputation> owned,
-      const std::vector<BufferSlice>& operands, BufferSlice result);
+      const std::vector<BufferSlice>& operands, BufferSlice result,
+      std::optional<int64_t> work_size = std::nullopt);
   // A kLoop fusion with a tuple root: one kernel per output, run in turn.
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryMultiOutputKernel(const HloInstruction* fusion);
   // An unfused dot through RunDot (PlanDot decides).

@@ -429,15 +429,15 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
       std::vector<BufferSlice> kernel_operands = operands;
       kernel_operands.push_back(results[0]);
       const HloComputation& computation = *epilogue;
-      TS_ASSIGN_OR_RETURN(
-          std::unique_ptr<EpilogueKernel> kernel,
-          MakeEpilogue(computation, std::move(epilogue), kernel_operands, results[0]));
-      if (kernel->work_size() == conv_plan.batch) {
+      absl::StatusOr<std::unique_ptr<EpilogueKernel>> kernel = MakeEpilogue(
+          computation, std::move(epilogue), kernel_operands, results[0], conv_plan.batch);
+      if (!kernel.ok() && !absl::IsUnimplemented(kernel.status())) return kernel.status();
+      if (kernel.ok()) {
         std::vector<BufferSlice> kernel_buffers = kernel_operands;
         kernel_buffers.push_back(results[0]);
         return std::unique_ptr<CpuThunk>(std::make_unique<ConvThunk>(
             fusion->name(), conv_plan, operands[lhs_number], operands[rhs_number], results[0],
-            std::move(kernel), std::move(kernel_buffers)));
+            std::move(*kernel), std::move(kernel_buffers)));
       }
     }
   }

@@ -129,8 +129,9 @@ void ExpectSameAsJitKernels(const std::string& text, int64_t tile_kernels = 1) {
   CheckModule(text, {}, nullptr, options);
 }
 
-constexpr char kSoftmax[] = R"(
-HloModule softmax
+// A module named `name` of the reducers max_f32 and add_f32 and `entry`.
+std::string WithReducers(absl::string_view name, absl::string_view entry) {
+  return absl::StrCat("HloModule ", name, R"(
 max_f32 {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -141,7 +142,12 @@ add_f32 {
   b = f32[] parameter(1)
   ROOT s = f32[] add(a, b)
 }
-ENTRY main {
+ENTRY main {)", entry, "}\n");
+}
+
+const std::string& Softmax() {
+  static const std::string* text = new std::string(WithReducers("softmax", R"(
+
   x = f32[ROWS,LEN] parameter(0)
   ninf = f32[] constant(-inf)
   max = f32[ROWS] reduce(x, ninf), dimensions={1}, to_apply=max_f32
@@ -152,15 +158,16 @@ ENTRY main {
   sum = f32[ROWS] reduce(e, zero), dimensions={1}, to_apply=add_f32
   sumb = f32[ROWS,LEN] broadcast(sum), dimensions={0}
   ROOT out = f32[ROWS,LEN] divide(e, sumb)
+)"));
+  return *text;
 }
-)";
 
 // Row lengths on both sides of the lane counts' thresholds (32 and 256)
 // and of the tile length.
 TEST(TileKernelTest, SoftmaxMatchesJitKernels) {
   for (const char* e : {"1", "7", "31", "32", "33", "255", "256", "257", "1023", "1025", "3000"}) {
     // Rows of 1 element reduce to copies in the simplifier: any kernels.
-    ExpectSameAsJitKernels(absl::StrReplaceAll(kSoftmax, {{"ROWS", "37"}, {"LEN", e}}),
+    ExpectSameAsJitKernels(absl::StrReplaceAll(Softmax(), {{"ROWS", "37"}, {"LEN", e}}),
                            std::string(e) == "1" ? -1 : 1);
   }
 }
@@ -270,7 +277,7 @@ ENTRY main {
 // The arena path tiers up at its second run too: tile programs, then the
 // LLVM kernels, the same bits.
 TEST(TileKernelTest, TieredExecutableTiersUpAtTheSecondRun) {
-  const std::string text = absl::StrReplaceAll(kSoftmax, {{"ROWS", "64"}, {"LEN", "1000"}});
+  const std::string text = absl::StrReplaceAll(Softmax(), {{"ROWS", "64"}, {"LEN", "1000"}});
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   ASSERT_TRUE(module.ok()) << module.status();
   const std::vector<Literal> arguments = RandomArguments(**module, 5);
@@ -341,7 +348,7 @@ ENTRY main {
 // them tiers up while the others run tile programs or, once their functions
 // are set, the LLVM kernels; every result is the LLVM kernels' own.
 TEST(TileKernelTest, ConcurrentRunsTierUpOnce) {
-  const std::string text = absl::StrReplaceAll(kSoftmax, {{"ROWS", "300"}, {"LEN", "500"}});
+  const std::string text = absl::StrReplaceAll(Softmax(), {{"ROWS", "300"}, {"LEN", "500"}});
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   ASSERT_TRUE(module.ok()) << module.status();
   const std::vector<Literal> arguments = RandomArguments(**module, 9);
@@ -395,19 +402,7 @@ ENTRY main {
   ROOT out = f32[9,LEN] add(sel4, f32[9,LEN] select(eq, tb, sel1))
 }
 )";
-  constexpr char kMaskedSoftmax[] = R"(
-HloModule masked_softmax
-max_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-add_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
+  const std::string masked_softmax = WithReducers("masked_softmax", R"(
   x = f32[9,LEN] parameter(0)
   keep = f32[9,LEN] parameter(1)
   half = f32[] constant(0.5)
@@ -423,11 +418,10 @@ ENTRY main {
   sum = f32[9] reduce(e, zero), dimensions={1}, to_apply=add_f32
   sumb = f32[9,LEN] broadcast(sum), dimensions={0}
   ROOT out = f32[9,LEN] divide(e, sumb)
-}
-)";
+)");
   for (const char* e : {"7", "300"}) {
     ExpectSameAsJitKernels(absl::StrReplaceAll(kMasks, {{"LEN", e}}));
-    ExpectSameAsJitKernels(absl::StrReplaceAll(kMaskedSoftmax, {{"LEN", e}}));
+    ExpectSameAsJitKernels(absl::StrReplaceAll(masked_softmax, {{"LEN", e}}));
   }
 }
 
@@ -460,14 +454,7 @@ ENTRY main {
 // rows.  (The fusion pipeline does not make such a fusion; Create refuses
 // it anyway.)
 TEST(TileKernelTest, ColumnsComputedFromRowValuesAreRefused) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
-HloModule m
-add_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(WithReducers("m", R"(
   x = f32[64,64] parameter(0)
   c = f32[64] parameter(1)
   zero = f32[] constant(0)
@@ -475,7 +462,7 @@ ENTRY main {
   h = f32[64] add(c, r)
   hb = f32[64,64] broadcast(h), dimensions={1}
   ROOT out = f32[64,64] add(x, hb)
-})");
+)"));
   ASSERT_TRUE(module.ok()) << module.status();
   absl::StatusOr<std::unique_ptr<TileKernel>> kernel =
       TileKernel::Create(*(*module)->entry_computation(), TileKernelOptions{});
@@ -494,18 +481,11 @@ ENTRY main {
   ROOT y = f64[64,64] exponential(f64[64,64] add(x, x))
 })"),
            // a column reduction
-           std::string(R"(
-HloModule m
-add_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
+           (WithReducers("m", R"(
   x = f32[64,64] parameter(0)
   zero = f32[] constant(0)
   ROOT r = f32[64] reduce(f32[64,64] exponential(x), zero), dimensions={0}, to_apply=add_f32
-})"),
+)")),
            // a transpose
            std::string(R"(
 HloModule m

@@ -97,6 +97,11 @@ struct LoopKernelOptions {
   bool deferred = false;
 };
 
+// The number of lanes a vectorized reduction of `type` folds `extent`
+// elements into (reduce_emitter.cc; 0: too short to vectorize).  The
+// baseline tier folds in the same lanes (tile_kernel.h).
+int64_t ReductionLanes(PrimitiveType type, int64_t extent);
+
 class LoopKernel {
  public:
   using Function = void(void** buffers, int64_t begin, int64_t end);

@@ -200,20 +200,18 @@ absl::StatusOr<llvm::Value*> EmitReducer(const HloComputation& reducer, llvm::Va
   return results[0];
 }
 
-namespace {
-
-// The number of lanes a vectorized reduction of `type` folds `extent`
-// elements into: 128 bytes of accumulators (two AVX-512 registers, or
-// four AVX2 ones), so that the vector code has independent chains to
-// overlap; 256 bytes where the extent is at least 4 times that many
-// elements (a softmax row: its exp is one long dependency chain, and 4
-// exps side by side instead of 2 made softmax 4096x1024 0.83 -> 0.66 ms).
-// 0: too short to vectorize.
+// 128 bytes of accumulators (two AVX-512 registers, or four AVX2 ones),
+// so that the vector code has independent chains to overlap; 256 bytes
+// where the extent is at least 4 times that many elements (a softmax row:
+// its exp is one long dependency chain, and 4 exps side by side instead of
+// 2 made softmax 4096x1024 0.83 -> 0.66 ms).
 int64_t ReductionLanes(PrimitiveType type, int64_t extent) {
   const int64_t lanes = std::max<int64_t>(8, 128 / std::max(1, ByteWidth(type)));
   if (extent >= 8 * lanes) return 2 * lanes;
   return extent >= lanes ? lanes : 0;
 }
+
+namespace {
 
 // Elements of one vector register's worth (64 bytes, AVX-512's width).
 int64_t VectorElements(PrimitiveType type) {

@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/loop_kernel.h"
 #include "backends/llvm_ir/elemental_ir_emitter.h"
 #include "backends/llvm_ir/math_library.h"
 #include "backends/llvm_ir/streaming_stores.h"
@@ -120,12 +121,6 @@ std::optional<tile_ops::UnaryOp> UnaryOpOf(HloOpcode opcode) {
     default:
       return std::nullopt;
   }
-}
-
-// The reduce emitter's ReductionLanes for f32 (reduce_emitter.cc).
-int64_t ReductionLanes(int64_t extent) {
-  if (extent >= 8 * 32) return 64;
-  return extent >= 32 ? 32 : 0;
 }
 
 }  // namespace
@@ -277,7 +272,7 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
         const bool exact_in_any_order =
             *binary == tile_ops::BinaryOp::kMaximum || *binary == tile_ops::BinaryOp::kMinimum;
         step.reduction.lanes = exact_in_any_order || options.reorder_float_reductions
-                                   ? ReductionLanes(kernel->row_length_)
+                                   ? ReductionLanes(F32, kernel->row_length_)
                                    : 0;
         reduces = true;
         step_of[h] = add(step);

@@ -216,13 +216,13 @@ def print_table(rows, limits, peers_missing, out=sys.stdout):
             notes.append(f"  {r['name']}: {fb['fallback']} of {fb['fallback'] + fb['native']} "
                          f"instructions on the evaluator fallback ({'; '.join(kinds)[:400]})")
         tcell = fmt(tms) if tms else ("timeout/failed" if r.get("tessera_failed") else "-")
-        # Tiered kernels: the second run generates their LLVM code; until
-        # then (warm compile + that run's extra time) the code is not yet
-        # the optimized one.
+        # Tiered kernels: the second run asks for their LLVM code, generated
+        # in the background meanwhile (tier_up_ms); until then (warm compile
+        # + that time) the code is not yet the optimized one.
         first_runs = t.get("first_runs_ms") or []
         run2 = first_runs[1] if len(first_runs) > 1 else None
         warm = t.get("compile_ms_warm_min")
-        ready = warm + max(0.0, run2 - tms) if warm and run2 and tms else None
+        ready = warm + t.get("tier_up_ms", 0.0) if warm else None
         table.append([name, tcell] + [fmt(v) for v in peers.values()] +
                      [best_name or "-", f"{ratio:.2f}x" if ratio else "-", achieved, pct,
                       fmt(t.get("compile_ms")), fmt(warm), fmt(run2),
@@ -251,9 +251,10 @@ def print_table(rows, limits, peers_missing, out=sys.stdout):
           "whose XLA is already initialized; compile Tessera: the first compile in a fresh "
           "process, and (warm) the fastest of 3 more with its caches bypassed: until the "
           "executable runs, its tiered kernels as tile programs (--kernels=tiered, the "
-          "default); run 2: the second run, which first generates those kernels' LLVM code; "
+          "default); run 2: the second run, still on tile programs, which asks for those "
+          "kernels' LLVM code (generated on a background thread, the runs going on meanwhile); "
           "XLA/warm: how many times faster Tessera's warm compile is; XLA/ready: the same for "
-          "the warm compile plus run 2's extra time over a steady run (the optimized code "
+          "the warm compile plus that background code generation (the optimized code "
           "ready, as XLA's compile makes it).  compile torch: torch.compile's first "
           "call (Inductor's caches off).", file=out)
     if over:

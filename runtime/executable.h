@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -88,6 +89,19 @@ class Executable {
   // One zeroed, aligned buffer per result leaf.
   std::vector<OwnedBuffer> AllocateResults() const;
 
+  // Work a backend goes on with on its own threads after the executable
+  // exists (the CPU backend generating its tiered kernels' LLVM code while
+  // runs go on: backends/cpu/cpu_compiler.h's TierUp): returns once what
+  // has been asked for so far is done, so that the runs after it use the
+  // final code (benchmarks), and how long that work took on its thread in
+  // milliseconds (0 where there was none).
+  double WaitForBackgroundWork() const {
+    return background_work_waiter_ ? background_work_waiter_() : 0;
+  }
+  void set_background_work_waiter(std::function<double()> wait) {
+    background_work_waiter_ = std::move(wait);
+  }
+
   // "executable NAME", the plan's allocations, "results: ...", then the
   // thunks, one per line.
   std::string ToString() const;
@@ -112,6 +126,7 @@ class Executable {
   ThunkSequence thunks_;
   std::vector<BufferSlice> result_slices_;
   std::vector<std::shared_ptr<const void>> resources_;
+  std::function<double()> background_work_waiter_;
 
   mutable std::mutex arenas_mutex_;
   mutable std::vector<OwnedBuffer> free_arenas_;  // guarded by arenas_mutex_

@@ -28,10 +28,14 @@ const std::vector<FlagSpec>& BackendOptionFlags() {
       {"kernels", true, false,
        "cpu: tiered (the default: loop and row-reduction fusions the baseline "
        "tier takes run as tile programs, built without generating code, until "
-       "the second run, which first compiles their LLVM kernels), tile (tile "
+       "their LLVM kernels, asked for by the second run, exist: see --tier_up), tile (tile "
        "programs only: the same results, large ones run slower) or llvm "
        "(every kernel compiled by LLVM before the first run; also with "
        "--dump_llvm_dir)"},
+      {"tier_up", true, false,
+       "cpu, --kernels=tiered: where the tiered kernels' LLVM code is generated: "
+       "background (the default: on a thread of its own while runs go on with "
+       "the tile programs) or sync (in the second run, before its kernels run)"},
   };
   return *flags;
 }
@@ -42,6 +46,7 @@ BackendOptions BackendOptionsFromFlags(const CommandLine& cl) {
   options.dump_llvm_dir = cl.Get("dump_llvm_dir");
   options.llvm_pipeline = cl.Get("llvm_pipeline");
   options.kernels = cl.Get("kernels");
+  options.tier_up = cl.Get("tier_up");
   return options;
 }
 
@@ -73,6 +78,12 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForBackend(
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat("unknown --kernels '", options.kernels, "' (llvm, tile or tiered)"));
+    }
+    if (options.tier_up == "sync") {
+      cpu_options.tier_up = cpu::CpuCompileOptions::TierUp::kSynchronous;
+    } else if (!options.tier_up.empty() && options.tier_up != "background") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown --tier_up '", options.tier_up, "' (background or sync)"));
     }
     if (!options.dump_llvm_dir.empty()) {
       // The JIT ignores a dump it cannot write; the user asked for it.

@@ -30,14 +30,17 @@ struct BackendOptions {
   // cpu: "tiered" (also when empty), "tile" or "llvm"
   // (CpuCompileOptions::KernelTier).
   std::string kernels;
+  // cpu: "background" (also when empty) or "sync"
+  // (CpuCompileOptions::TierUp).
+  std::string tier_up;
   // cpu: look the program up in (and add it to) the in-memory compilation
   // cache; off: always compile.
   bool use_cache = true;
 };
 
 // The flags of BackendOptions (--cache_dir, --dump_llvm_dir, --llvm_pipeline,
-// --kernels),
-// for the commands that compile, and the options they give.
+// --kernels, --tier_up), for the commands that compile, and the options they
+// give.
 const std::vector<FlagSpec>& BackendOptionFlags();
 BackendOptions BackendOptionsFromFlags(const CommandLine& cl);
 

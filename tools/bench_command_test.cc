@@ -64,18 +64,26 @@ TEST(BenchCommandTest, JsonReport) {
   }
 }
 
-// --kernels=tiered: the first two warm-up runs' times (the second generates
-// the LLVM kernels); an unknown tier is an error naming the choices.
+// --kernels=tiered: the first two warm-up runs' times (the second asks for
+// the LLVM kernels) and how long generating them took (waited for before
+// the timed runs), in the background or not; an unknown tier or tier-up is
+// an error naming the choices.
 TEST(BenchCommandTest, TieredKernelsReportTheFirstRuns) {
-  std::string out;
-  ASSERT_TRUE(Bench({WriteTemp("t.hlo", kModule), "--backend=cpu", "--kernels=tiered", "--warmup=2",
-                     "--iters=2", "--format=json"},
-                    &out)
-                  .ok());
-  EXPECT_THAT(out, ::testing::ContainsRegex("\"first_runs_ms\": \\[[0-9.]+, [0-9.]+\\]"));
+  for (const char* tier_up : {"--tier_up=background", "--tier_up=sync"}) {
+    std::string out;
+    ASSERT_TRUE(Bench({WriteTemp("t.hlo", kModule), "--backend=cpu", "--kernels=tiered", tier_up,
+                       "--warmup=2", "--iters=2", "--format=json"},
+                      &out)
+                    .ok());
+    EXPECT_THAT(out, ::testing::ContainsRegex("\"first_runs_ms\": \\[[0-9.]+, [0-9.]+\\]"));
+    EXPECT_THAT(out, ::testing::ContainsRegex("\"tier_up_ms\": [0-9.]+"));
+  }
   absl::Status bad = Bench({WriteTemp("u.hlo", kModule), "--backend=cpu", "--kernels=fast"});
   EXPECT_TRUE(absl::IsInvalidArgument(bad)) << bad;
   EXPECT_THAT(bad.message(), HasSubstr("llvm, tile or tiered"));
+  bad = Bench({WriteTemp("v.hlo", kModule), "--backend=cpu", "--tier_up=later"});
+  EXPECT_TRUE(absl::IsInvalidArgument(bad)) << bad;
+  EXPECT_THAT(bad.message(), HasSubstr("background or sync"));
 }
 
 TEST(BenchCommandTest, ProfilePrintsEachThunk) {

@@ -23,7 +23,8 @@ std::string CpuCompilationFingerprint(const HloModule& optimized_module,
       " threads=", runtime::ThreadPool::Default().parallelism(),
       " opt_level=", options.jit.opt_level, " unroll=", options.jit.loop_unrolling,
       " kernel_pipeline=", options.jit.kernel_pipeline, " cpu=", options.jit.cpu,
-      " features=", options.jit.features, " kernel_tier=", static_cast<int>(options.kernel_tier));
+      " features=", options.jit.features, " kernel_tier=", static_cast<int>(options.kernel_tier),
+      " tier_up=", static_cast<int>(options.tier_up));
   return llvm_ir::Sha256Hex(
       absl::StrCat(options_text, "\n", PrintHloModule(optimized_module)));
 }

@@ -641,8 +641,17 @@ absl::StatusOr<std::unique_ptr<runtime::Executable>> CpuExecutableBuilder::ToRun
   for (const std::unique_ptr<CpuThunk>& thunk : executable->thunks_) thunks.Add(thunk->Lower());
   std::vector<runtime::BufferSlice> result_slices;
   for (const BufferSlice& slice : results) result_slices.push_back(cpu::ToRuntime(slice));
-  return runtime::Executable::Create(module.name(), std::move(buffer_plan), std::move(thunks),
-                                     std::move(result_slices), {resources});
+  TS_ASSIGN_OR_RETURN(
+      std::unique_ptr<runtime::Executable> runtime_executable,
+      runtime::Executable::Create(module.name(), std::move(buffer_plan), std::move(thunks),
+                                  std::move(result_slices), {resources}));
+  // The executable outlives the runtime one (a resource of it).
+  const CpuExecutable* raw = executable.get();
+  runtime_executable->set_background_work_waiter([raw] {
+    raw->WaitForTierUp();
+    return raw->tier_up_ms();
+  });
+  return runtime_executable;
 }
 
 absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForCpuExecutable(

@@ -58,13 +58,24 @@ struct CpuCompileOptions {
     // slower than their LLVM kernels).
     kTile,
     // Tile programs until a tiered kernel's second execution (the
-    // program's second run, or a loop's second iteration), which first
-    // generates all their LLVM kernels (then used from there on): the
-    // executable is ready in the tier's time, a program run once never
-    // pays for LLVM, and one run many times runs LLVM's code.
+    // program's second run, or a loop's second iteration) asks for all
+    // their LLVM kernels (each used from when its code exists, see
+    // tier_up): the executable is ready in the tier's time, a program run
+    // once never pays for LLVM, and one run many times runs LLVM's code.
     kTiered,
   };
   KernelTier kernel_tier = KernelTier::kTiered;
+  // Where kTiered's LLVM kernels are generated.
+  enum class TierUp {
+    // On the process's BackgroundCompiler thread: no run waits for LLVM;
+    // those meanwhile run the tile programs (CpuExecutable::WaitForTierUp
+    // waits for the code).
+    kBackground,
+    // In the execution that asks for them, before its kernel runs (that
+    // execution pays for LLVM; deterministic, for tests).
+    kSynchronous,
+  };
+  TierUp tier_up = TierUp::kBackground;
   // Float sums and products reduced in vector lanes combined pairwise
   // (loop_kernel.h); off: the evaluator's serial order, bit-exact.
   bool reorder_float_reductions = true;

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "backends/cpu/background_compiler.h"
 #include "hlo/evaluator/hlo_evaluator.h"
 #include "hlo/ir/status_macros.h"
 #include "runtime/conditional_thunk.h"
@@ -774,18 +775,41 @@ absl::Status CpuExecutable::CheckArguments(absl::Span<const Literal> arguments) 
   return absl::OkStatus();
 }
 
+CpuExecutable::~CpuExecutable() {
+  // A queued tier-up must not run, nor a running one outlive what it reads
+  // (the kernels' computations, the JIT).
+  if (tier_up_asked_.load(std::memory_order_acquire)) BackgroundCompiler::Default().Cancel(this);
+}
+
 void CpuExecutable::TierUp() const {
   // A kernel run twice is likely to run many times: its LLVM code, and the
   // others', will pay for itself.
-  std::call_once(tier_up_once_, [this] {
-    const auto start = std::chrono::steady_clock::now();
-    absl::Status status = kernel_compiler_->FinalizeDeferred();
+  if (tier_up_asked_.exchange(true, std::memory_order_acq_rel)) return;
+  if (!background_tier_up_) return GenerateTieredCode();
+  if (!BackgroundCompiler::Default().Submit(this, [this] { GenerateTieredCode(); })) {
     std::lock_guard<std::mutex> lock(tier_up_mutex_);
-    tier_up_status_ = status;
-    tier_up_ms_ =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    tiered_up_.store(status.ok(), std::memory_order_release);
-  });
+    tier_up_status_ = absl::CancelledError("the process is exiting: no tier-up");
+    tier_up_finished_ = true;
+    tier_up_done_.notify_all();
+  }
+}
+
+void CpuExecutable::GenerateTieredCode() const {
+  const auto start = std::chrono::steady_clock::now();
+  absl::Status status = kernel_compiler_->FinalizeDeferred();
+  std::lock_guard<std::mutex> lock(tier_up_mutex_);
+  tier_up_status_ = status;
+  tier_up_ms_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  tiered_up_.store(status.ok(), std::memory_order_release);
+  tier_up_finished_ = true;
+  tier_up_done_.notify_all();
+}
+
+void CpuExecutable::WaitForTierUp() const {
+  if (!tier_up_asked_.load(std::memory_order_acquire)) return;
+  std::unique_lock<std::mutex> lock(tier_up_mutex_);
+  tier_up_done_.wait(lock, [this] { return tier_up_finished_; });
 }
 
 absl::Status CpuExecutable::tier_up_status() const {

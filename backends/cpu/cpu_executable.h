@@ -32,6 +32,7 @@
 #define TESSERA_BACKENDS_CPU_CPU_EXECUTABLE_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -482,11 +483,17 @@ class CpuExecutable {
   // The thunks, one per line, then "native N, fallback M, aliasing K".
   std::string ToString() const;
 
-  // Generates the tiered kernels' LLVM code (once; a tiered kernel's second
-  // execution calls it, and runs that code from then on, as do all the
-  // others).  An error leaves the tiered kernels on their tile programs
-  // (the same results) and is kept in tier_up_status().
+  ~CpuExecutable();
+
+  // Generates the tiered kernels' LLVM code, once (a tiered kernel's second
+  // execution calls it): on the BackgroundCompiler's thread, the runs going
+  // on with the tile programs meanwhile, or before it returns, as
+  // CpuCompileOptions::tier_up says.  Each tiered kernel runs that code
+  // once it exists.  An error leaves the tiered kernels on their tile
+  // programs (the same results) and is kept in tier_up_status().
   void TierUp() const;
+  // Returns once an asked-for tier-up is done (at once where none was).
+  void WaitForTierUp() const;
   // Whether the tiered kernels run their LLVM code now.
   bool tiered_up() const { return tiered_up_.load(std::memory_order_acquire); }
   absl::Status tier_up_status() const;
@@ -498,6 +505,8 @@ class CpuExecutable {
   CpuExecutable() = default;
 
   absl::Status CheckArguments(absl::Span<const Literal> arguments) const;
+  // TierUp's work, on whichever thread.
+  void GenerateTieredCode() const;
 
   std::unique_ptr<HloModule> module_;
   std::unique_ptr<BufferAssignment> assignment_;
@@ -514,11 +523,14 @@ class CpuExecutable {
   std::vector<std::pair<ArenaLeaf, const Literal*>> per_run_constants_;
   CpuExecutableStats stats_;
   mutable std::mutex run_mutex_;
-  mutable std::once_flag tier_up_once_;
+  bool background_tier_up_ = false;  // CpuCompileOptions::tier_up
+  mutable std::atomic<bool> tier_up_asked_{false};
   mutable std::atomic<bool> tiered_up_{false};
   mutable std::mutex tier_up_mutex_;
-  mutable absl::Status tier_up_status_;  // under tier_up_mutex_
-  mutable double tier_up_ms_ = 0;        // under tier_up_mutex_
+  mutable std::condition_variable tier_up_done_;
+  mutable bool tier_up_finished_ = false;  // under tier_up_mutex_
+  mutable absl::Status tier_up_status_;    // under tier_up_mutex_
+  mutable double tier_up_ms_ = 0;          // under tier_up_mutex_
 };
 
 }  // namespace cpu

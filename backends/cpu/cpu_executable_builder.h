@@ -53,6 +53,7 @@ class CpuExecutableBuilder {
     TS_ASSIGN_OR_RETURN(std::unique_ptr<LoopKernelCompiler> compiler,
                         LoopKernelCompiler::Create(options.jit));
     executable->kernel_compiler_ = std::move(compiler);
+    executable->background_tier_up_ = options.tier_up == CpuCompileOptions::TierUp::kBackground;
     CpuExecutableBuilder builder(options, executable.get(), runtime_only);
     TS_RETURN_IF_ERROR(builder.Build());
     const llvm_ir::JitStats jit = executable->kernel_compiler_->jit_stats();

@@ -35,8 +35,9 @@
 // Steps that compute the same value from the same steps are one step.
 //
 // The CPU compiler uses the tier as CpuCompileOptions::kernel_tier says:
-// by default (kTiered) until an executable's second run, which generates
-// the same fusions' LLVM kernels and runs them from then on.
+// by default (kTiered) until the same fusions' LLVM kernels exist, which a
+// tiered kernel's second execution asks for (generated on a background
+// thread by default: CpuCompileOptions::tier_up).
 #ifndef TESSERA_BACKENDS_CPU_TILE_KERNEL_H_
 #define TESSERA_BACKENDS_CPU_TILE_KERNEL_H_
 

@@ -5,6 +5,7 @@
 // take go to LLVM as before.
 #include "backends/cpu/tile_kernel.h"
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "backends/cpu/background_compiler.h"
 #include "backends/cpu/cpu_compiler.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "gmock/gmock.h"
@@ -55,9 +57,12 @@ void MixInSpecialValues(std::vector<Literal>& arguments) {
 }
 
 // KernelTier::kTiered, compiled afresh (no cached executable).
+// Tiered, with the tier-up in the execution that asks for it: which code
+// each run runs is then certain.
 CpuCompileOptions TieredOptions() {
   CpuCompileOptions options;
   options.kernel_tier = CpuCompileOptions::KernelTier::kTiered;
+  options.tier_up = CpuCompileOptions::TierUp::kSynchronous;
   options.use_cache = false;
   return options;
 }
@@ -299,6 +304,130 @@ TEST(TileKernelTest, TieredExecutableTiersUpAtTheSecondRun) {
   EXPECT_GT((*executable)->tier_up_ms(), 0);
 }
 
+// Holds the process's BackgroundCompiler on a job of its own until
+// Release (or destruction): tier-ups asked for meanwhile wait in its queue.
+class BlockedBackgroundCompiler {
+ public:
+  BlockedBackgroundCompiler() {
+    EXPECT_TRUE(BackgroundCompiler::Default().Submit(this, [this] {
+      started_ = true;
+      while (!release_.load()) std::this_thread::yield();
+    }));
+    while (!started_.load()) std::this_thread::yield();
+  }
+  ~BlockedBackgroundCompiler() { Release(); }
+  void Release() {
+    release_ = true;
+    BackgroundCompiler::Default().Cancel(this);
+  }
+
+ private:
+  std::atomic<bool> started_{false}, release_{false};
+};
+
+// The default: the tier-up runs on the BackgroundCompiler's thread, and
+// runs go on with the tile programs until the LLVM kernels exist, then run
+// those; every result the same bits.
+TEST(TileKernelTest, BackgroundTierUpLeavesRunsOnTilesUntilTheCodeExists) {
+  EXPECT_EQ(CpuCompileOptions().tier_up, CpuCompileOptions::TierUp::kBackground);
+  const std::string text = absl::StrReplaceAll(Softmax(), {{"ROWS", "64"}, {"LEN", "1000"}});
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::vector<Literal> arguments = RandomArguments(**module, 5);
+  Compiled jit = CompileAndRun(text, false, arguments);
+  CpuCompileOptions options;
+  options.use_cache = false;
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(*std::move(module), options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  ASSERT_EQ((*executable)->stats().tiered_kernels, 1);
+  (*executable)->WaitForTierUp();  // none asked for: returns
+  {
+    BlockedBackgroundCompiler blocked;
+    for (int run = 1; run <= 3; ++run) {
+      absl::StatusOr<Literal> got = (*executable)->Run(arguments);
+      ASSERT_TRUE(got.ok()) << got.status();
+      std::string why;
+      EXPECT_TRUE(SameResults(*got, jit.result, &why)) << "run " << run << ": " << why;
+      // Asked for by run 2, queued behind the blocking job.
+      EXPECT_FALSE((*executable)->tiered_up()) << "run " << run;
+    }
+  }
+  (*executable)->WaitForTierUp();
+  EXPECT_TRUE((*executable)->tiered_up());
+  EXPECT_TRUE((*executable)->tier_up_status().ok()) << (*executable)->tier_up_status();
+  EXPECT_GT((*executable)->tier_up_ms(), 0);
+  absl::StatusOr<Literal> got = (*executable)->Run(arguments);
+  ASSERT_TRUE(got.ok()) << got.status();
+  std::string why;
+  EXPECT_TRUE(SameResults(*got, jit.result, &why)) << "after the tier-up: " << why;
+}
+
+// The runtime path waits for it through runtime::Executable, which says how
+// long the code generation took.
+TEST(TileKernelTest, RuntimeExecutablesWaitForTheBackgroundTierUp) {
+  const std::string text = absl::StrReplaceAll(Softmax(), {{"ROWS", "32"}, {"LEN", "700"}});
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::vector<Literal> arguments = RandomArguments(**module, 6);
+  Compiled jit = CompileAndRun(text, false, arguments);
+  CpuCompileOptions options;
+  options.use_cache = false;
+  absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
+      CompileForCpuExecutable(*std::move(module), options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ((*executable)->executable().WaitForBackgroundWork(), 0);  // none asked for
+  for (int run = 1; run <= 2; ++run) {
+    absl::StatusOr<Literal> got = (*executable)->RunLiterals(arguments);
+    ASSERT_TRUE(got.ok()) << got.status();
+  }
+  EXPECT_GT((*executable)->executable().WaitForBackgroundWork(), 0);
+  absl::StatusOr<Literal> got = (*executable)->RunLiterals(arguments);
+  ASSERT_TRUE(got.ok()) << got.status();
+  std::string why;
+  EXPECT_TRUE(SameResults(*got, jit.result, &why)) << why;
+}
+
+// An executable destroyed with its tier-up queued drops it, and one
+// destroyed while it runs waits for it: nothing runs on freed kernels.
+TEST(TileKernelTest, DestroyingAnExecutableCancelsItsTierUp) {
+  const std::string text = absl::StrReplaceAll(Softmax(), {{"ROWS", "16"}, {"LEN", "300"}});
+  auto compile = [&]() -> std::unique_ptr<CpuExecutable> {
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    EXPECT_TRUE(module.ok()) << module.status();
+    CpuCompileOptions options;
+    options.use_cache = false;
+    absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+        CompileForCpu(*std::move(module), options);
+    EXPECT_TRUE(executable.ok()) << executable.status();
+    return executable.ok() ? *std::move(executable) : nullptr;
+  };
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::vector<Literal> arguments = RandomArguments(**module, 7);
+  std::unique_ptr<CpuExecutable> kept = compile();
+  ASSERT_NE(kept, nullptr);
+  {
+    BlockedBackgroundCompiler blocked;
+    std::unique_ptr<CpuExecutable> dropped = compile();
+    ASSERT_NE(dropped, nullptr);
+    for (int run = 0; run < 2; ++run) {
+      ASSERT_TRUE(dropped->Run(arguments).ok());
+      ASSERT_TRUE(kept->Run(arguments).ok());
+    }
+    dropped.reset();  // its tier-up was queued: dropped with it
+  }
+  kept->WaitForTierUp();  // queued after the dropped one's: still runs
+  EXPECT_TRUE(kept->tiered_up());
+  for (int i = 0; i < 3; ++i) {
+    std::unique_ptr<CpuExecutable> brief = compile();
+    ASSERT_NE(brief, nullptr);
+    ASSERT_TRUE(brief->Run(arguments).ok());
+    ASSERT_TRUE(brief->Run(arguments).ok());
+    // Destroyed at once: its tier-up is queued or running.
+  }
+}
+
 // A tiered kernel in a loop's body tiers up at the loop's second
 // iteration, within the first run.
 TEST(TileKernelTest, LoopBodiesTierUpWithinTheFirstRun) {
@@ -345,31 +474,37 @@ ENTRY main {
 }
 
 // Runs from several threads at once on a fresh tiered executable: one of
-// them tiers up while the others run tile programs or, once their functions
-// are set, the LLVM kernels; every result is the LLVM kernels' own.
+// them (or the background thread) tiers up while the others run tile
+// programs or, once their functions are set, the LLVM kernels; every result
+// is the LLVM kernels' own.
 TEST(TileKernelTest, ConcurrentRunsTierUpOnce) {
-  const std::string text = absl::StrReplaceAll(Softmax(), {{"ROWS", "300"}, {"LEN", "500"}});
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  ASSERT_TRUE(module.ok()) << module.status();
-  const std::vector<Literal> arguments = RandomArguments(**module, 9);
-  Compiled jit = CompileAndRun(text, false, arguments);
-  const CpuCompileOptions options = TieredOptions();
-  absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
-      CompileForCpuExecutable(*std::move(module), options);
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  std::vector<std::thread> threads;
-  std::vector<int> mismatches(4, 0);
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      for (int run = 0; run < 10; ++run) {
-        absl::StatusOr<Literal> got = (*executable)->RunLiterals(arguments);
-        std::string why;
-        if (!got.ok() || !SameResults(*got, jit.result, &why)) ++mismatches[t];
-      }
-    });
+  for (CpuCompileOptions::TierUp tier_up :
+       {CpuCompileOptions::TierUp::kSynchronous, CpuCompileOptions::TierUp::kBackground}) {
+    SCOPED_TRACE(static_cast<int>(tier_up));
+    const std::string text = absl::StrReplaceAll(Softmax(), {{"ROWS", "300"}, {"LEN", "500"}});
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    const std::vector<Literal> arguments = RandomArguments(**module, 9);
+    Compiled jit = CompileAndRun(text, false, arguments);
+    CpuCompileOptions options = TieredOptions();
+    options.tier_up = tier_up;
+    absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
+        CompileForCpuExecutable(*std::move(module), options);
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    std::vector<std::thread> threads;
+    std::vector<int> mismatches(4, 0);
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&, t] {
+        for (int run = 0; run < 10; ++run) {
+          absl::StatusOr<Literal> got = (*executable)->RunLiterals(arguments);
+          std::string why;
+          if (!got.ok() || !SameResults(*got, jit.result, &why)) ++mismatches[t];
+        }
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    for (int t = 0; t < 4; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
   }
-  for (std::thread& thread : threads) thread.join();
-  for (int t = 0; t < 4; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
 }
 
 // Compares (NaN in either operand: only NE holds), and/or/not of their

@@ -1,0 +1,75 @@
+// See background_compiler.h.
+#include "backends/cpu/background_compiler.h"
+
+#include <cstdlib>
+
+namespace tessera {
+namespace cpu {
+
+BackgroundCompiler& BackgroundCompiler::Default() {
+  // Never destroyed (owners may cancel during exit); its thread is stopped
+  // by the atexit handler the first Submit registers.
+  static BackgroundCompiler* compiler = new BackgroundCompiler();
+  return *compiler;
+}
+
+bool BackgroundCompiler::Submit(const void* owner, absl::AnyInvocable<void() &&> job) {
+  bool first = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return false;
+    queue_.push_back(Job{owner, std::move(job)});
+    if (!thread_.joinable()) {
+      thread_ = std::thread([this] { Loop(); });
+      first = true;
+    }
+  }
+  changed_.notify_all();
+  if (first && this == &Default()) {
+    // Registered after every static object the jobs use was created (the
+    // JIT, its target machines and math routines exist before a kernel can
+    // ask to tier up), so it runs before their destructors.
+    std::atexit([] { Default().Stop(); });
+  }
+  return true;
+}
+
+void BackgroundCompiler::Cancel(const void* owner) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    it = it->owner == owner ? queue_.erase(it) : it + 1;
+  }
+  changed_.wait(lock, [&] { return running_owner_ != owner; });
+}
+
+void BackgroundCompiler::Stop() {
+  std::thread thread;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    queue_.clear();
+    thread = std::move(thread_);
+  }
+  changed_.notify_all();
+  if (thread.joinable()) thread.join();
+}
+
+void BackgroundCompiler::Loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping
+    Job job = std::move(queue_.front());
+    queue_.pop_front();
+    running_owner_ = job.owner;
+    lock.unlock();
+    std::move(job.run)();
+    job.run = nullptr;  // what the job holds goes before its owner may
+    lock.lock();
+    running_owner_ = nullptr;
+    changed_.notify_all();
+  }
+}
+
+}  // namespace cpu
+}  // namespace tessera

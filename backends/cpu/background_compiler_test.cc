@@ -1,0 +1,78 @@
+#include "backends/cpu/background_compiler.h"
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace tessera {
+namespace cpu {
+namespace {
+
+// Jobs run one at a time, in the order submitted.
+TEST(BackgroundCompilerTest, RunsJobsInOrder) {
+  BackgroundCompiler compiler;
+  std::vector<int> order;
+  std::atomic<int> done{0};
+  int owner = 0;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(compiler.Submit(&owner, [&, i] {
+      order.push_back(i);
+      ++done;
+    }));
+  }
+  compiler.Cancel(nullptr);  // another owner's: waits for nothing
+  while (done.load() < 5) std::this_thread::yield();
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4}));
+}
+
+// Cancel drops the owner's queued jobs, leaves the others', and returns
+// only after the owner's running job has finished.
+TEST(BackgroundCompilerTest, CancelDropsQueuedJobsAndWaitsForTheRunningOne) {
+  BackgroundCompiler compiler;
+  int a = 0, b = 0;
+  std::atomic<bool> started{false}, release{false}, finished{false};
+  std::atomic<int> ran_a{0}, ran_b{0};
+  ASSERT_TRUE(compiler.Submit(&a, [&] {
+    started = true;
+    while (!release.load()) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    finished = true;
+  }));
+  ASSERT_TRUE(compiler.Submit(&a, [&] { ++ran_a; }));
+  ASSERT_TRUE(compiler.Submit(&b, [&] { ++ran_b; }));
+  while (!started.load()) std::this_thread::yield();
+  release = true;
+  compiler.Cancel(&a);
+  EXPECT_TRUE(finished.load());  // waited for the running job
+  compiler.Cancel(&b);           // b's job may be queued still: dropped too
+  compiler.Stop();
+  EXPECT_EQ(ran_a.load(), 0);
+  EXPECT_LE(ran_b.load(), 1);
+}
+
+// Stop finishes the running job, drops the queued ones, and refuses more.
+TEST(BackgroundCompilerTest, StopRefusesLaterJobs) {
+  BackgroundCompiler compiler;
+  int owner = 0;
+  std::atomic<bool> started{false};
+  std::atomic<int> ran{0};
+  ASSERT_TRUE(compiler.Submit(&owner, [&] {
+    started = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ++ran;
+  }));
+  ASSERT_TRUE(compiler.Submit(&owner, [&] { ++ran; }));
+  while (!started.load()) std::this_thread::yield();
+  compiler.Stop();
+  EXPECT_EQ(ran.load(), 1);
+  EXPECT_FALSE(compiler.Submit(&owner, [&] { ++ran; }));
+  compiler.Cancel(&owner);  // after Stop: returns
+  EXPECT_EQ(ran.load(), 1);
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tessera

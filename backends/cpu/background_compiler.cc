@@ -39,7 +39,7 @@ void BackgroundCompiler::Cancel(const void* owner) {
   for (auto it = queue_.begin(); it != queue_.end();) {
     it = it->owner == owner ? queue_.erase(it) : it + 1;
   }
-  changed_.wait(lock, [&] { return running_owner_ != owner; });
+  changed_.wait(lock, [&] { return !running_ || running_owner_ != owner; });
 }
 
 void BackgroundCompiler::Stop() {
@@ -61,11 +61,13 @@ void BackgroundCompiler::Loop() {
     if (queue_.empty()) return;  // stopping
     Job job = std::move(queue_.front());
     queue_.pop_front();
+    running_ = true;
     running_owner_ = job.owner;
     lock.unlock();
     std::move(job.run)();
     job.run = nullptr;  // what the job holds goes before its owner may
     lock.lock();
+    running_ = false;
     running_owner_ = nullptr;
     changed_.notify_all();
   }

@@ -55,7 +55,8 @@ class BackgroundCompiler {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Job> queue_;                // under mutex_
-  const void* running_owner_ = nullptr;  // under mutex_
+  bool running_ = false;                 // under mutex_
+  const void* running_owner_ = nullptr;  // under mutex_, while running_
   bool stopping_ = false;                // under mutex_
   std::thread thread_;                   // started by the first Submit
 };

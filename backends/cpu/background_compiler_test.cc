@@ -23,7 +23,9 @@ TEST(BackgroundCompilerTest, RunsJobsInOrder) {
       ++done;
     }));
   }
-  compiler.Cancel(nullptr);  // another owner's: waits for nothing
+  int other = 0;
+  compiler.Cancel(&other);   // no job of its own: waits for nothing
+  compiler.Cancel(nullptr);  // nor for a null owner's
   while (done.load() < 5) std::this_thread::yield();
   EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4}));
 }

@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "backends/cpu/loop_kernel.h"
 #include "backends/llvm_ir/elemental_ir_emitter.h"
 #include "backends/llvm_ir/math_library.h"
@@ -99,6 +100,46 @@ absl::Status Unsupported(const HloInstruction& h, absl::string_view why) {
 
 bool RowMajor(const Shape& shape) { return !shape.has_layout() || shape.layout().IsDescending(); }
 
+// The dimensions without those of size 1: row-major shapes alike in these
+// hold their elements in the same order (a bitcast or reshape between them
+// moves nothing).
+std::vector<int64_t> Squeezed(absl::Span<const int64_t> dims) {
+  std::vector<int64_t> squeezed;
+  for (int64_t d : dims) {
+    if (d != 1) squeezed.push_back(d);
+  }
+  return squeezed;
+}
+
+bool SameElementOrder(const Shape& a, const Shape& b) {
+  return RowMajor(a) && RowMajor(b) && Squeezed(a.dimensions()) == Squeezed(b.dimensions());
+}
+
+// A bitcast or reshape that only adds or drops dimensions of size 1.
+bool DegenerateReshape(const HloInstruction& h) {
+  return (h.opcode() == HloOpcode::kBitcast || h.opcode() == HloOpcode::kReshape) &&
+         h.shape().IsArray() && SameElementOrder(h.shape(), h.operand(0)->shape());
+}
+
+// The shape the tier cuts into rows: the root's; a reduce root's operand's;
+// and where the root holds one value per row of some reduce's operand (an
+// epilogue on rows' reductions, or a scalar from a rank-1 reduction), that
+// operand's.
+const Shape& FullShape(const HloComputation& computation) {
+  const HloInstruction* root = computation.root_instruction();
+  if (root->opcode() == HloOpcode::kReduce) return root->operand(0)->shape();
+  for (const HloInstruction* h : computation.instructions()) {
+    if (h->opcode() != HloOpcode::kReduce || h->operand_count() != 2 || !root->shape().IsArray()) {
+      continue;
+    }
+    const std::vector<int64_t>& input = h->operand(0)->shape().dimensions();
+    if (input.empty()) continue;
+    const std::vector<int64_t> leading(input.begin(), input.end() - 1);
+    if (Squeezed(leading) == Squeezed(root->shape().dimensions())) return h->operand(0)->shape();
+  }
+  return root->shape();
+}
+
 std::optional<tile_ops::BinaryOp> BinaryOpOf(HloOpcode opcode) {
   switch (opcode) {
     case HloOpcode::kAdd: return tile_ops::BinaryOp::kAdd;
@@ -129,8 +170,7 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
                                                                const TileKernelOptions& options) {
   const HloInstruction* root = computation.root_instruction();
   if (!root->shape().IsArray()) return Unsupported(*root, "a tuple root");
-  const Shape& full =
-      root->opcode() == HloOpcode::kReduce ? root->operand(0)->shape() : root->shape();
+  const Shape& full = FullShape(computation);
   const int64_t rank = full.rank();
   if (rank == 0) return Unsupported(*root, "a scalar result");
   // (A reduce of empty rows writes its init values: no tiles to run.)
@@ -154,16 +194,17 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
   absl::flat_hash_set<const HloInstruction*> columns;
   for (auto it = post_order.rbegin(); it != post_order.rend(); ++it) {
     const HloInstruction* h = *it;
-    if (h == root || rank < 2 || h->shape().rank() != 1 ||
-        h->shape().dimensions()[0] != dims.back() || h->users().empty()) {
+    if (h == root || rank < 2 || !h->shape().IsArray() ||
+        Squeezed(h->shape().dimensions()) != Squeezed({dims.back()}) || dims.back() == 1 ||
+        h->users().empty()) {
       continue;
     }
     bool only_columns = true;
     for (const HloInstruction* user : h->users()) {
-      only_columns &=
-          columns.contains(user) || (user->opcode() == HloOpcode::kBroadcast &&
-                                     user->dimensions() == std::vector<int64_t>{rank - 1} &&
-                                     user->shape().dimensions() == dims);
+      only_columns &= columns.contains(user) ||
+                      (user->opcode() == HloOpcode::kBroadcast && h->shape().rank() == 1 &&
+                       user->dimensions() == std::vector<int64_t>{rank - 1} &&
+                       user->shape().dimensions() == dims);
     }
     if (only_columns) columns.insert(h);
   }
@@ -212,14 +253,17 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
         Step step{StepOp::kParameter, Kind::kScalar};
         step.parameter = static_cast<int>(h->parameter_number());
         if (!RowMajor(shape)) return Unsupported(*h, "not row-major");
+        // Shapes as the tier's up to dimensions of size 1 (what bitcasts
+        // add or drop) hold their elements as those do.
+        const std::vector<int64_t> squeezed = Squeezed(shape.dimensions());
         if (shape.rank() == 0) {
           step.kind = Kind::kScalar;
-        } else if (shape.dimensions() == dims) {
+        } else if (squeezed == Squeezed(dims)) {
           step.kind = Kind::kFull;
         } else if (columns.contains(h)) {
           step.op = StepOp::kColumn;
           step.kind = Kind::kFull;
-        } else if (shape.dimensions() == leading) {
+        } else if (squeezed == Squeezed(leading)) {
           step.kind = Kind::kRow;
         } else {
           return Unsupported(*h, "a parameter of another shape than the rows'");
@@ -233,6 +277,16 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
         step.constant =
             predicate ? (h->literal().Get<bool>({}) ? 1.0f : 0.0f) : h->literal().Get<float>({});
         step_of[h] = add(step);
+        break;
+      }
+      case HloOpcode::kBitcast:
+      case HloOpcode::kReshape: {
+        // The same elements in the same order, as the value's kind says
+        // (its users check shapes where the kind does not say enough).
+        if (!DegenerateReshape(*h)) {
+          return Unsupported(*h, "a bitcast or reshape that moves elements");
+        }
+        step_of[h] = step_of.at(h->operand(0));
         break;
       }
       case HloOpcode::kBroadcast: {
@@ -351,8 +405,10 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
   if (root_step < 0) return Unsupported(*root, "a root that only broadcasts");
   const Step& last = kernel->steps_[root_step];
   const bool full_root = last.kind == Kind::kFull && root->shape().dimensions() == dims;
-  const bool row_root =
-      last.kind == Kind::kRow && root->opcode() == HloOpcode::kReduce && RowMajor(root->shape());
+  // One value per row, from the rows' reductions (the reduce itself, or an
+  // epilogue on its results).
+  const bool row_root = last.kind == Kind::kRow && reduces && RowMajor(root->shape()) &&
+                        Squeezed(root->shape().dimensions()) == Squeezed(leading);
   if (!RowMajor(root->shape()) || !(full_root || row_root) || root->shape().element_type() != F32) {
     return Unsupported(*root, "a root that is not computed per row");
   }

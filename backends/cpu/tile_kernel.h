@@ -15,7 +15,11 @@
 //
 // What the tier takes (Create says Unimplemented, naming why, otherwise):
 // f32 only; with the "full" shape the root's (or, for a reduce root, its
-// operand's) dims, row-major, split into rows of its last dimension E:
+// operand's; for a root with one value per row of a reduce's operand, an
+// epilogue on its rows' reductions or a scalar from a rank-1 reduction,
+// that operand's) dims, row-major, split into rows of its last dimension E
+// (shapes are compared up to dimensions of size 1, which bitcasts and
+// reshapes between them add or drop without moving elements):
 // - parameters of the full shape (read row by row), of the leading dims
 //   (one value per row), scalars, and rank-1 parameters of E read only
 //   through broadcasts along the last dimension, directly or through

@@ -606,8 +606,77 @@ TEST(TileKernelTest, ColumnsComputedFromRowValuesAreRefused) {
 }
 
 // Fusions outside the tier compile through LLVM as before.
+// Bitcasts and reshapes that only add or drop dimensions of size 1 (what
+// fusion leaves between a reduction's [R] and the [R,1] of keepdims):
+// parameters read through them as full, per-row or column values.
+TEST(TileKernelTest, DegenerateBitcastsMatchJitKernels) {
+  // An MLP's per-row log and divide of [R] vectors seen as [R,1].
+  ExpectSameAsJitKernels(R"(
+HloModule log_rows
+ENTRY main {
+  x = f32[256] parameter(0)
+  b = f32[256,1] bitcast(x)
+  ROOT out = f32[256,1] log(b)
+})");
+  for (const char* e : {"1", "7", "300"}) {
+    ExpectSameAsJitKernels(absl::StrReplaceAll(R"(
+HloModule divide_rows
+ENTRY main {
+  x = f32[LEN] parameter(0)
+  y = f32[LEN] parameter(1)
+  bx = f32[LEN,1] bitcast(x)
+  by = f32[LEN,1] reshape(y)
+  ROOT out = f32[LEN,1] divide(by, bx)
+})",
+                                               {{"LEN", e}}));
+  }
+  // A [R,1] per-row value squeezed to [R] and broadcast along the rows; a
+  // [1,E] column squeezed to [E] and broadcast down the columns.
+  for (const char* e : {"10", "33", "1000"}) {
+    ExpectSameAsJitKernels(absl::StrReplaceAll(R"(
+HloModule rows_and_columns
+ENTRY main {
+  s = f32[256,1] parameter(0)
+  p = f32[256,LEN] parameter(1)
+  c = f32[1,LEN] parameter(2)
+  zero = f32[] constant(0)
+  zb = f32[256,1] broadcast(zero), dimensions={}
+  r = f32[256] bitcast(f32[256,1] add(s, zb))
+  rb = f32[256,LEN] broadcast(r), dimensions={0}
+  cc = f32[LEN] reshape(c)
+  cb = f32[256,LEN] broadcast(cc), dimensions={1}
+  ROOT out = f32[256,LEN] add(f32[256,LEN] multiply(rb, p), cb)
+})",
+                                               {{"LEN", e}}));
+  }
+}
+
+// Elementwise epilogues on rows' reductions (one value per row), and a
+// scalar from a rank-1 reduction (a loss).
+TEST(TileKernelTest, EpiloguesOnReductionsMatchJitKernels) {
+  for (const char* e : {"1", "10", "33", "1000", "5000"}) {
+    ExpectSameAsJitKernels(absl::StrReplaceAll(WithReducers("logsumexp", R"(
+  x = f32[37,LEN] parameter(0)
+  zero = f32[] constant(0)
+  sum = f32[37] reduce(f32[37,LEN] exponential(x), zero), dimensions={1}, to_apply=add_f32
+  ROOT out = f32[37,1] bitcast(f32[37] log(sum))
+)"),
+                                               {{"LEN", e}}));
+    // (A reduce of one element is simplified away.)
+    if (std::string(e) == "1") continue;
+    ExpectSameAsJitKernels(absl::StrReplaceAll(WithReducers("loss", R"(
+  x = f32[LEN] parameter(0)
+  zero = f32[] constant(0)
+  sum = f32[] reduce(x, zero), dimensions={0}, to_apply=add_f32
+  scale = f32[] constant(0.00390625)
+  ROOT loss = f32[] negate(f32[] multiply(sum, scale))
+)"),
+                                               {{"LEN", e}}));
+  }
+}
+
 TEST(TileKernelTest, OtherFusionsGoToLlvm) {
-  for (const std::string text : {
+  for (const std::string& text : {
            // f64
            std::string(R"(
 HloModule m
@@ -621,6 +690,16 @@ ENTRY main {
   zero = f32[] constant(0)
   ROOT r = f32[64] reduce(f32[64,64] exponential(x), zero), dimensions={0}, to_apply=add_f32
 )")),
+           // a reshape that moves elements
+           std::string(R"(
+HloModule m
+ENTRY main {
+  x = f32[8,4,32] parameter(0)
+  y = f32[32,32] parameter(1)
+  e = f32[8,4,32] exponential(x)
+  r = f32[32,32] reshape(e)
+  ROOT z = f32[32,32] multiply(r, y)
+})"),
            // a transpose
            std::string(R"(
 HloModule m

@@ -121,23 +121,49 @@ bool DegenerateReshape(const HloInstruction& h) {
          h.shape().IsArray() && SameElementOrder(h.shape(), h.operand(0)->shape());
 }
 
-// The shape the tier cuts into rows: the root's; a reduce root's operand's;
-// and where the root holds one value per row of some reduce's operand (an
-// epilogue on rows' reductions, or a scalar from a rank-1 reduction), that
+// Whether `reduce` folds all but the last dimension of its row-major
+// operand (a column reduction: [R, E] -> [E]).
+bool ReducesColumns(const HloInstruction& reduce) {
+  const Shape& input = reduce.operand(0)->shape();
+  if (reduce.operand_count() != 2 || input.rank() < 2 || !RowMajor(input)) return false;
+  std::vector<int64_t> leading(input.rank() - 1);
+  for (int64_t d = 0; d + 1 < input.rank(); ++d) leading[d] = d;
+  return reduce.dimensions() == leading;
+}
+
+// The shape the tier cuts into rows, and whether the kernel reduces its
+// columns: the root's shape; a reduce root's operand's; and where the root
+// holds one value per row of some reduce's operand (an epilogue on its
+// rows' reductions, or a scalar from a rank-1 reduction), or one per
+// column of a column reduction (a bias gradient, and its update), that
 // operand's.
-const Shape& FullShape(const HloComputation& computation) {
+struct FullShape {
+  const Shape* shape;
+  bool column_reduction = false;
+};
+
+FullShape FullShapeOf(const HloComputation& computation) {
   const HloInstruction* root = computation.root_instruction();
-  if (root->opcode() == HloOpcode::kReduce) return root->operand(0)->shape();
+  if (root->opcode() == HloOpcode::kReduce) {
+    return {&root->operand(0)->shape(), ReducesColumns(*root)};
+  }
   for (const HloInstruction* h : computation.instructions()) {
     if (h->opcode() != HloOpcode::kReduce || h->operand_count() != 2 || !root->shape().IsArray()) {
       continue;
     }
     const std::vector<int64_t>& input = h->operand(0)->shape().dimensions();
     if (input.empty()) continue;
+    const std::vector<int64_t> root_dims = Squeezed(root->shape().dimensions());
+    if (ReducesColumns(*h)) {
+      if (root->shape().dimensions() == std::vector<int64_t>{input.back()}) {
+        return {&h->operand(0)->shape(), true};
+      }
+      continue;
+    }
     const std::vector<int64_t> leading(input.begin(), input.end() - 1);
-    if (Squeezed(leading) == Squeezed(root->shape().dimensions())) return h->operand(0)->shape();
+    if (Squeezed(leading) == root_dims) return {&h->operand(0)->shape()};
   }
-  return root->shape();
+  return {&root->shape()};
 }
 
 std::optional<tile_ops::BinaryOp> BinaryOpOf(HloOpcode opcode) {
@@ -166,11 +192,31 @@ std::optional<tile_ops::UnaryOp> UnaryOpOf(HloOpcode opcode) {
 
 }  // namespace
 
+absl::StatusOr<TileKernel::Step> TileKernel::ReducerStep(const HloInstruction& reduce, StepOp op,
+                                                         Kind kind) {
+  const HloComputation* reducer = reduce.to_apply();
+  const HloInstruction* root = reducer->root_instruction();
+  std::optional<tile_ops::BinaryOp> binary = BinaryOpOf(root->opcode());
+  if (reducer->instruction_count() != 3 || !binary.has_value() ||
+      *binary == tile_ops::BinaryOp::kSubtract || *binary == tile_ops::BinaryOp::kDivide ||
+      root->operand(0)->opcode() != HloOpcode::kParameter ||
+      root->operand(1)->opcode() != HloOpcode::kParameter || root->operand(0) == root->operand(1) ||
+      root->shape().element_type() != F32) {
+    return Unsupported(reduce, "a reducer other than one add, multiply, maximum or minimum");
+  }
+  Step step{op, kind};
+  step.reduction.op = *binary;
+  step.reduction.accumulator_first = root->operand(0)->parameter_number() == 0;
+  return step;
+}
+
 absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputation& computation,
                                                                const TileKernelOptions& options) {
   const HloInstruction* root = computation.root_instruction();
   if (!root->shape().IsArray()) return Unsupported(*root, "a tuple root");
-  const Shape& full = FullShape(computation);
+  const FullShape full_shape = FullShapeOf(computation);
+  const Shape& full = *full_shape.shape;
+  const bool column_reduction = full_shape.column_reduction;
   const int64_t rank = full.rank();
   if (rank == 0) return Unsupported(*root, "a scalar result");
   // (A reduce of empty rows writes its init values: no tiles to run.)
@@ -187,6 +233,31 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
   for (int64_t d = 0; d + 1 < rank; ++d) row_dims[d] = d;
   bool reduces = false;
   const std::vector<HloInstruction*> post_order = computation.MakeInstructionPostOrder();
+  // A column reduction's reduce and what is computed from its result: the
+  // epilogue, once per column after the fold over the rows.  As the JIT's
+  // column kernels take them (row_column_kernels.cc's PlanColumnKernel,
+  // whose order of the sums this must be): one reduce, and only
+  // elementwise ops of the result's shape after it.
+  absl::flat_hash_set<const HloInstruction*> epilogue;
+  if (column_reduction) {
+    int reduce_count = 0;
+    for (const HloInstruction* h : post_order) {
+      if (h->opcode() == HloOpcode::kReduce) {
+        ++reduce_count;
+        epilogue.insert(h);
+        continue;
+      }
+      for (const HloInstruction* operand : h->operands()) {
+        if (!epilogue.contains(operand)) continue;
+        if (!h->IsElementwise() || h->shape().dimensions() != root->shape().dimensions()) {
+          return Unsupported(*h, "a column reduction's result read other than elementwise");
+        }
+        epilogue.insert(h);
+        break;
+      }
+    }
+    if (reduce_count != 1) return Unsupported(*root, "a column reduction with other reduces");
+  }
   // Rank-1 values of E elements read only through broadcasts along the
   // last dimension, directly or through other such values (a bias, and
   // what operator sinking moved in front of its broadcast): computed per
@@ -194,14 +265,15 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
   absl::flat_hash_set<const HloInstruction*> columns;
   for (auto it = post_order.rbegin(); it != post_order.rend(); ++it) {
     const HloInstruction* h = *it;
-    if (h == root || rank < 2 || !h->shape().IsArray() ||
+    if (h == root || epilogue.contains(h) || rank < 2 || !h->shape().IsArray() ||
         Squeezed(h->shape().dimensions()) != Squeezed({dims.back()}) || dims.back() == 1 ||
         h->users().empty()) {
       continue;
     }
+    // (A column reduction's epilogue reads columns as they are.)
     bool only_columns = true;
     for (const HloInstruction* user : h->users()) {
-      only_columns &= columns.contains(user) ||
+      only_columns &= columns.contains(user) || epilogue.contains(user) ||
                       (user->opcode() == HloOpcode::kBroadcast && h->shape().rank() == 1 &&
                        user->dimensions() == std::vector<int64_t>{rank - 1} &&
                        user->shape().dimensions() == dims);
@@ -245,6 +317,16 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
       for (const HloInstruction* operand : h->operands()) {
         if (!columns.contains(operand) && operand->shape().rank() != 0) {
           return Unsupported(*h, "a column computed from values that are not columns");
+        }
+      }
+    }
+    if (epilogue.contains(h) && h->opcode() != HloOpcode::kReduce) {
+      // Once per column: from the fold, columns and scalars only (a
+      // per-row value of as many elements varies along the rows).
+      for (const HloInstruction* operand : h->operands()) {
+        if (!epilogue.contains(operand) && !columns.contains(operand) &&
+            operand->shape().rank() != 0) {
+          return Unsupported(*h, "a column reduction's epilogue on values that are not columns");
         }
       }
     }
@@ -302,29 +384,30 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
       }
       case HloOpcode::kReduce: {
         const HloInstruction* input = h->operand(0);
+        if (column_reduction) {
+          if (input->shape().dimensions() != dims || kind_of(input) != Kind::kFull ||
+              kind_of(h->operand(1)) != Kind::kScalar) {
+            return Unsupported(*h, "a column reduction of other values than the rows'");
+          }
+          TS_ASSIGN_OR_RETURN(Step step, ReducerStep(*h, StepOp::kFold, Kind::kFull));
+          step.operands[0] = step_of.at(input);
+          step.operands[1] = step_of.at(h->operand(1));
+          kernel->fold_ = add(step);
+          step_of[h] = kernel->fold_;
+          break;
+        }
         if (h->operand_count() != 2 || input->shape().dimensions() != dims ||
             h->dimensions() != std::vector<int64_t>{rank - 1} || kind_of(input) != Kind::kFull ||
             kind_of(h->operand(1)) == Kind::kFull) {
           return Unsupported(*h, "a reduce other than of a row");
         }
         if (kernel->row_length_ > kMaxReducedRow) return Unsupported(*h, "rows too long");
-        const HloComputation* reducer = h->to_apply();
-        const HloInstruction* op = reducer->root_instruction();
-        std::optional<tile_ops::BinaryOp> binary = BinaryOpOf(op->opcode());
-        if (reducer->instruction_count() != 3 || !binary.has_value() ||
-            *binary == tile_ops::BinaryOp::kSubtract || *binary == tile_ops::BinaryOp::kDivide ||
-            op->operand(0)->opcode() != HloOpcode::kParameter ||
-            op->operand(1)->opcode() != HloOpcode::kParameter || op->operand(0) == op->operand(1) ||
-            op->shape().element_type() != F32) {
-          return Unsupported(*h, "a reducer other than one add, multiply, maximum or minimum");
-        }
-        Step step{StepOp::kReduce, Kind::kRow};
+        TS_ASSIGN_OR_RETURN(Step step, ReducerStep(*h, StepOp::kReduce, Kind::kRow));
         step.operands[0] = step_of.at(input);
         step.operands[1] = step_of.at(h->operand(1));
-        step.reduction.op = *binary;
-        step.reduction.accumulator_first = op->operand(0)->parameter_number() == 0;
+        const tile_ops::BinaryOp binary = step.reduction.op;
         const bool exact_in_any_order =
-            *binary == tile_ops::BinaryOp::kMaximum || *binary == tile_ops::BinaryOp::kMinimum;
+            binary == tile_ops::BinaryOp::kMaximum || binary == tile_ops::BinaryOp::kMinimum;
         step.reduction.lanes = exact_in_any_order || options.reorder_float_reductions
                                    ? ReductionLanes(F32, kernel->row_length_)
                                    : 0;
@@ -409,7 +492,15 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
   // epilogue on its results).
   const bool row_root = last.kind == Kind::kRow && reduces && RowMajor(root->shape()) &&
                         Squeezed(root->shape().dimensions()) == Squeezed(leading);
-  if (!RowMajor(root->shape()) || !(full_root || row_root) || root->shape().element_type() != F32) {
+  // One value per column, from the fold.
+  const bool column_root = column_reduction && last.kind == Kind::kFull &&
+                           epilogue.contains(root) &&
+                           root->shape().dimensions() == std::vector<int64_t>{dims.back()};
+  if (column_reduction && (kernel->fold_ < 0 || kernel->rows_ == 0)) {
+    return Unsupported(*root, "a column reduction without rows to fold");
+  }
+  if (!RowMajor(root->shape()) || !(full_root || row_root || column_root) ||
+      root->shape().element_type() != F32) {
     return Unsupported(*root, "a root that is not computed per row");
   }
   if (last.op == StepOp::kParameter || last.op == StepOp::kColumn) {
@@ -459,9 +550,10 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
     Step& step = kernel->steps_[i];
     const bool computed = step.op == StepOp::kBinary || step.op == StepOp::kUnary ||
                           step.op == StepOp::kMath || step.op == StepOp::kCompare ||
-                          step.op == StepOp::kSelect;
+                          step.op == StepOp::kSelect || step.op == StepOp::kFold;
     if (computed && step.kind == Kind::kFull && (i != kernel->root_ || kernel->streaming_)) {
-      if (free_slots.empty()) {
+      if (free_slots.empty() || step.op == StepOp::kFold) {
+        // (The accumulators live across the rows' steps: a tile of their own.)
         step.slot = kernel->slots_++;
       } else {
         step.slot = free_slots.back();
@@ -478,6 +570,7 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
 }
 
 void TileKernel::Run(void** buffers, int64_t begin, int64_t end) const {
+  if (fold_ >= 0) return RunColumns(buffers, begin, end);
   std::vector<TileRange> tiles;
   tiles.reserve(std::max<int64_t>(0, end - begin));
   for (int64_t unit = begin; unit < end; ++unit) {
@@ -488,6 +581,7 @@ void TileKernel::Run(void** buffers, int64_t begin, int64_t end) const {
 }
 
 void TileKernel::RunMajor(void** buffers, int64_t begin, int64_t end) const {
+  if (fold_ >= 0) return RunColumns(buffers, begin, end);
   if (major_is_row_) {
     std::vector<TileRange> tiles;
     for (int64_t start = begin; start < end; start += tile_length_) {
@@ -501,13 +595,10 @@ void TileKernel::RunMajor(void** buffers, int64_t begin, int64_t end) const {
 }
 
 void TileKernel::RunTiles(void** buffers, const std::vector<TileRange>& tiles) const {
-  struct Value {
-    const float* tile = nullptr;
-    float scalar = 0;
-  };
   std::vector<Value> values(steps_.size());
   std::unique_ptr<float[]> scratch(new float[std::max<int64_t>(1, slots_ * tile_length_)]);
   float* out = static_cast<float*>(buffers[parameter_count_]);
+  const int step_count = static_cast<int>(steps_.size());
   for (size_t t = 0; t < tiles.size(); ++t) {
     const int64_t row = tiles[t].row;
     const int64_t start = tiles[t].start;
@@ -526,85 +617,7 @@ void TileKernel::RunTiles(void** buffers, const std::vector<TileRange>& tiles) c
         }
       }
     }
-    for (size_t i = 0; i < steps_.size(); ++i) {
-      const Step& step = steps_[i];
-      Value& value = values[i];
-      const bool full = step.kind == Kind::kFull;
-      float* tile = nullptr;
-      if (full) {
-        tile = static_cast<int>(i) == root_ && !streaming_
-                   ? out + row * row_length_ + start
-                   : scratch.get() + step.slot * tile_length_;
-      }
-      const Value* a = step.operands[0] >= 0 ? &values[step.operands[0]] : nullptr;
-      const Value* b = step.operands[1] >= 0 ? &values[step.operands[1]] : nullptr;
-      const Value* c = step.operands[2] >= 0 ? &values[step.operands[2]] : nullptr;
-      auto is_full = [&](int operand) { return steps_[operand].kind == Kind::kFull; };
-      switch (step.op) {
-        case StepOp::kParameter: {
-          const float* p = static_cast<const float*>(buffers[step.parameter]);
-          if (full) {
-            value.tile = p + row * row_length_ + start;
-          } else {
-            value.scalar = p[step.kind == Kind::kRow ? row : 0];
-          }
-          break;
-        }
-        case StepOp::kColumn:
-          value.tile = static_cast<const float*>(buffers[step.parameter]) + start;
-          break;
-        case StepOp::kConstant:
-          value.scalar = step.constant;
-          break;
-        case StepOp::kBinary:
-          if (full) {
-            Binary(step.binary, is_full(step.operands[0]) ? a->tile : nullptr, a->scalar,
-                   is_full(step.operands[1]) ? b->tile : nullptr, b->scalar, tile, n);
-            value.tile = tile;
-          } else {
-            Binary(step.binary, nullptr, a->scalar, nullptr, b->scalar, &value.scalar, 1);
-          }
-          break;
-        case StepOp::kUnary:
-          if (full) {
-            Unary(step.unary, a->tile, tile, n);
-            value.tile = tile;
-          } else {
-            Unary(step.unary, &a->scalar, &value.scalar, 1);
-          }
-          break;
-        case StepOp::kMath:
-          if (full) {
-            reinterpret_cast<llvm_ir::UnaryArrayRoutine*>(step.array_routine)(a->tile, tile, n);
-            value.tile = tile;
-          } else {
-            value.scalar = step.scalar_routine(a->scalar);
-          }
-          break;
-        case StepOp::kReduce:
-          value.scalar = Reduce(step.reduction, a->tile, n, b->scalar);
-          break;
-        case StepOp::kCompare:
-          if (full) {
-            Compare(step.compare, is_full(step.operands[0]) ? a->tile : nullptr, a->scalar,
-                    is_full(step.operands[1]) ? b->tile : nullptr, b->scalar, tile, n);
-            value.tile = tile;
-          } else {
-            Compare(step.compare, nullptr, a->scalar, nullptr, b->scalar, &value.scalar, 1);
-          }
-          break;
-        case StepOp::kSelect:
-          if (full) {
-            Select(is_full(step.operands[0]) ? a->tile : nullptr, a->scalar,
-                   is_full(step.operands[1]) ? b->tile : nullptr, b->scalar,
-                   is_full(step.operands[2]) ? c->tile : nullptr, c->scalar, tile, n);
-            value.tile = tile;
-          } else {
-            Select(nullptr, a->scalar, nullptr, b->scalar, nullptr, c->scalar, &value.scalar, 1);
-          }
-          break;
-      }
-    }
+    RunSteps(0, step_count, buffers, tiles[t], values.data(), scratch.get());
     if (steps_[root_].kind == Kind::kRow) out[row] = values[root_].scalar;
     if (streaming_) {
       StoreStreaming(scratch.get() + root_slot_ * tile_length_, out + row * row_length_ + start, n);
@@ -613,6 +626,119 @@ void TileKernel::RunTiles(void** buffers, const std::vector<TileRange>& tiles) c
   // Non-temporal stores are weakly ordered: drain them before the caller
   // says the result is there.
   if (streaming_) _mm_sfence();
+}
+
+void TileKernel::RunColumns(void** buffers, int64_t begin, int64_t end) const {
+  std::vector<Value> values(steps_.size());
+  std::unique_ptr<float[]> scratch(new float[std::max<int64_t>(1, slots_ * tile_length_)]);
+  const int step_count = static_cast<int>(steps_.size());
+  for (int64_t start = begin; start < end; start += tile_length_) {
+    const int64_t n = std::min(tile_length_, end - start);
+    // Row by row, as the JIT's column kernels fold them (their sums' order).
+    for (int64_t row = 0; row < rows_; ++row) {
+      RunSteps(0, fold_ + 1, buffers, {row, start, n}, values.data(), scratch.get());
+    }
+    RunSteps(fold_ + 1, step_count, buffers, {0, start, n}, values.data(), scratch.get());
+  }
+}
+
+void TileKernel::RunSteps(int first, int last, void** buffers, const TileRange& range,
+                          Value* values, float* scratch) const {
+  float* out = static_cast<float*>(buffers[parameter_count_]);
+  const int64_t row = range.row;
+  const int64_t start = range.start;
+  const int64_t n = range.n;
+  auto is_full = [&](int operand) { return steps_[operand].kind == Kind::kFull; };
+  for (int i = first; i < last; ++i) {
+    const Step& step = steps_[i];
+    Value& value = values[i];
+    const bool full = step.kind == Kind::kFull;
+    float* tile = nullptr;
+    if (full) {
+      // (A column reduction's result is one row of columns.)
+      tile = i == root_ && !streaming_ ? out + (fold_ >= 0 ? 0 : row * row_length_) + start
+                                       : scratch + step.slot * tile_length_;
+    }
+    const Value* a = step.operands[0] >= 0 ? &values[step.operands[0]] : nullptr;
+    const Value* b = step.operands[1] >= 0 ? &values[step.operands[1]] : nullptr;
+    const Value* c = step.operands[2] >= 0 ? &values[step.operands[2]] : nullptr;
+    switch (step.op) {
+      case StepOp::kParameter: {
+        const float* p = static_cast<const float*>(buffers[step.parameter]);
+        if (full) {
+          value.tile = p + row * row_length_ + start;
+        } else {
+          value.scalar = p[step.kind == Kind::kRow ? row : 0];
+        }
+        break;
+      }
+      case StepOp::kColumn:
+        value.tile = static_cast<const float*>(buffers[step.parameter]) + start;
+        break;
+      case StepOp::kConstant:
+        value.scalar = step.constant;
+        break;
+      case StepOp::kBinary:
+        if (full) {
+          Binary(step.binary, is_full(step.operands[0]) ? a->tile : nullptr, a->scalar,
+                 is_full(step.operands[1]) ? b->tile : nullptr, b->scalar, tile, n);
+          value.tile = tile;
+        } else {
+          Binary(step.binary, nullptr, a->scalar, nullptr, b->scalar, &value.scalar, 1);
+        }
+        break;
+      case StepOp::kUnary:
+        if (full) {
+          Unary(step.unary, a->tile, tile, n);
+          value.tile = tile;
+        } else {
+          Unary(step.unary, &a->scalar, &value.scalar, 1);
+        }
+        break;
+      case StepOp::kMath:
+        if (full) {
+          reinterpret_cast<llvm_ir::UnaryArrayRoutine*>(step.array_routine)(a->tile, tile, n);
+          value.tile = tile;
+        } else {
+          value.scalar = step.scalar_routine(a->scalar);
+        }
+        break;
+      case StepOp::kReduce:
+        value.scalar = Reduce(step.reduction, a->tile, n, b->scalar);
+        break;
+      case StepOp::kFold: {
+        // accumulator = reducer(accumulator, x), from the init value at the
+        // first row.
+        const float* accumulator = row == 0 ? nullptr : tile;
+        if (step.reduction.accumulator_first) {
+          Binary(step.reduction.op, accumulator, b->scalar, a->tile, 0, tile, n);
+        } else {
+          Binary(step.reduction.op, a->tile, 0, accumulator, b->scalar, tile, n);
+        }
+        value.tile = tile;
+        break;
+      }
+      case StepOp::kCompare:
+        if (full) {
+          Compare(step.compare, is_full(step.operands[0]) ? a->tile : nullptr, a->scalar,
+                  is_full(step.operands[1]) ? b->tile : nullptr, b->scalar, tile, n);
+          value.tile = tile;
+        } else {
+          Compare(step.compare, nullptr, a->scalar, nullptr, b->scalar, &value.scalar, 1);
+        }
+        break;
+      case StepOp::kSelect:
+        if (full) {
+          Select(is_full(step.operands[0]) ? a->tile : nullptr, a->scalar,
+                 is_full(step.operands[1]) ? b->tile : nullptr, b->scalar,
+                 is_full(step.operands[2]) ? c->tile : nullptr, c->scalar, tile, n);
+          value.tile = tile;
+        } else {
+          Select(nullptr, a->scalar, nullptr, b->scalar, nullptr, c->scalar, &value.scalar, 1);
+        }
+        break;
+    }
+  }
 }
 
 }  // namespace cpu

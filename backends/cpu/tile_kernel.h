@@ -34,7 +34,11 @@
 // - reduces of a full value over its last dimension with a reducer of one
 //   add, multiply, maximum or minimum of its parameters (the row's result
 //   is then a per-row value, read back through broadcasts: softmax);
-//   E at most kMaxReducedRow.
+//   E at most kMaxReducedRow;
+// - or one reduce over all but the last dimension (a column reduction:
+//   [R, E] -> [E], a bias gradient), folded row by row into accumulators
+//   per column as the JIT's column kernels fold it, then elementwise ops on
+//   its result, columns and scalars (the bias's update).
 // Rows are cut into tiles of kTileElements where nothing is reduced.
 // Steps that compute the same value from the same steps are one step.
 //
@@ -85,7 +89,8 @@ class TileKernel {
   // the parameters, buffers[n] the result (LoopKernel's convention).  Safe
   // to call on disjoint ranges at once.
   void Run(void** buffers, int64_t begin, int64_t end) const;
-  int64_t work_size() const { return rows_ * tiles_per_row_; }
+  // (A column reduction's units are its columns.)
+  int64_t work_size() const { return fold_ >= 0 ? major_size_ : rows_ * tiles_per_row_; }
 
   // The same work counted as the JIT kernel of the same fusion counts it
   // (LoopKernel::work_size: the result's dimension 0, 1 for a scalar), so
@@ -95,7 +100,7 @@ class TileKernel {
   // Whether RunMajor can run any such range: false only for a rank-1
   // result computed from reductions of itself (one row, not splittable).
   bool splits_by_major() const {
-    return major_is_row_ || major_size_ == 0 || rows_ % major_size_ == 0;
+    return major_is_row_ || fold_ >= 0 || major_size_ == 0 || rows_ % major_size_ == 0;
   }
   void RunMajor(void** buffers, int64_t begin, int64_t end) const;
   // Whether the result is written with non-temporal stores.
@@ -113,6 +118,7 @@ class TileKernel {
     kReduce,   // a full value's row to a per-row value
     kCompare,  // a predicate: 1 or 0
     kSelect,   // operands: predicate, on true, on false
+    kFold,     // a column reduction's accumulators: a full value folded in per row
   };
   struct Step {
     StepOp op;
@@ -133,8 +139,22 @@ class TileKernel {
   struct TileRange {
     int64_t row, start, n;
   };
+  struct Value {
+    const float* tile = nullptr;
+    float scalar = 0;
+  };
   TileKernel() = default;
+  // A reduce's step of `op` and `kind` with its reducer's operation and
+  // operand order; Unimplemented for other reducers.
+  static absl::StatusOr<Step> ReducerStep(const HloInstruction& reduce, StepOp op, Kind kind);
   void RunTiles(void** buffers, const std::vector<TileRange>& tiles) const;
+  // A column reduction over columns [begin, end): per tile of columns, the
+  // steps up to the fold for each row, then the rest once.
+  void RunColumns(void** buffers, int64_t begin, int64_t end) const;
+  // Steps [first, last) over `tile`, their values in `values`, the full
+  // ones computed into `scratch` (slots of tile_length_).
+  void RunSteps(int first, int last, void** buffers, const TileRange& tile, Value* values,
+                float* scratch) const;
 
   std::vector<Step> steps_;
   int root_ = -1;
@@ -152,6 +172,8 @@ class TileKernel {
   bool streaming_ = false;
   std::vector<int> full_parameters_;  // read a tile of a row each
   int root_slot_ = -1;
+  // A column reduction's kFold step (the result is then [E], per column).
+  int fold_ = -1;
 };
 
 }  // namespace cpu

@@ -150,6 +150,13 @@ add_f32 {
 ENTRY main {)", entry, "}\n");
 }
 
+// A module of `entry` and its reducer r: `op` of the parameters a and b in
+// `order` ("a, b" or "b, a").
+std::string WithReducer(absl::string_view op, absl::string_view order, absl::string_view entry) {
+  return absl::StrCat("HloModule reduce\nr {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n",
+                      "  ROOT c = f32[] ", op, "(", order, ")\n}\nENTRY main {", entry, "}\n");
+}
+
 const std::string& Softmax() {
   static const std::string* text = new std::string(WithReducers("softmax", R"(
 
@@ -219,23 +226,14 @@ ENTRY main {
 // as the root: NaNs, infinities and signed zeros fold as the emitter's.
 TEST(TileKernelTest, ReductionsMatchJitKernels) {
   constexpr char kReduce[] = R"(
-HloModule reduce
-r {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] OP(ORDER)
-}
-ENTRY main {
   x = f32[9,LEN] parameter(0)
   init = f32[] parameter(1)
   ROOT out = f32[9] reduce(f32[9,LEN] abs(x), init), dimensions={1}, to_apply=r
-}
 )";
   for (const char* op : {"maximum", "minimum", "multiply", "add"}) {
     for (const char* order : {"a, b", "b, a"}) {
       for (const char* e : {"5", "40", "300"}) {
-        ExpectSameAsJitKernels(
-            absl::StrReplaceAll(kReduce, {{"OP", op}, {"ORDER", order}, {"LEN", e}}));
+        ExpectSameAsJitKernels(WithReducer(op, order, absl::StrReplaceAll(kReduce, {{"LEN", e}})));
       }
     }
   }
@@ -675,6 +673,67 @@ TEST(TileKernelTest, EpiloguesOnReductionsMatchJitKernels) {
   }
 }
 
+// Column reductions ([R, E] -> [E], over all but the last dimension), row
+// by row as the JIT's column kernels fold them, with what is computed per
+// element before the fold and per column after it (a bias gradient and its
+// SGD update).
+TEST(TileKernelTest, ColumnReductionsMatchJitKernels) {
+  constexpr char kSum[] = R"(
+  x = f32[ROWS,LEN] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[LEN] reduce(x, zero), dimensions={0}, to_apply=add_f32
+)";
+  for (const char* rows : {"1", "7", "100"}) {
+    for (const char* e : {"1", "33", "2100"}) {
+      ExpectSameAsJitKernels(
+          absl::StrReplaceAll(WithReducers("column_sum", kSum), {{"ROWS", rows}, {"LEN", e}}));
+    }
+  }
+  constexpr char kUpdate[] = R"(
+  g = f32[64,LEN] parameter(0)
+  b = f32[LEN] parameter(1)
+  zero = f32[] constant(0)
+  sum = f32[LEN] reduce(g, zero), dimensions={0}, to_apply=add_f32
+  zb = f32[LEN] broadcast(zero), dimensions={}
+  lr = f32[] constant(0.01)
+  lrb = f32[LEN] broadcast(lr), dimensions={}
+  step = f32[LEN] multiply(f32[LEN] add(sum, zb), lrb)
+  ROOT updated = f32[LEN] subtract(b, step)
+)";
+  for (const char* e : {"10", "2500"}) {
+    ExpectSameAsJitKernels(absl::StrReplaceAll(WithReducers("bias_update", kUpdate), {{"LEN", e}}));
+  }
+  // Per-element work before the fold (a per-row value, a column, a math
+  // routine), over rank 3; then alone, or with an epilogue that reads the
+  // same column (the accumulators must outlive the rows' scratch tiles).
+  constexpr char kWeighted[] = R"(
+  x = f32[4,9,300] parameter(0)
+  w = f32[4,9] parameter(1)
+  c = f32[300] parameter(2)
+  wb = f32[4,9,300] broadcast(w), dimensions={0,1}
+  cb = f32[4,9,300] broadcast(c), dimensions={2}
+  t = f32[4,9,300] tanh(x)
+  v = f32[4,9,300] add(f32[4,9,300] multiply(t, wb), cb)
+  zero = f32[] constant(0)
+  r = f32[300] reduce(v, zero), dimensions={0,1}, to_apply=add_f32
+  ROOT out = ROOT_OP
+)";
+  for (const char* root : {"f32[300] negate(r)", "f32[300] multiply(r, c)"}) {
+    ExpectSameAsJitKernels(
+        WithReducers("weighted", absl::StrReplaceAll(kWeighted, {{"ROOT_OP", root}})));
+  }
+  // Other reducers, in either operand order.
+  for (const char* op : {"maximum", "minimum", "multiply", "add"}) {
+    for (const char* order : {"a, b", "b, a"}) {
+      ExpectSameAsJitKernels(WithReducer(op, order, R"(
+  x = f32[40,70] parameter(0)
+  init = f32[] parameter(1)
+  ROOT r = f32[70] reduce(x, init), dimensions={0}, to_apply=r
+)"));
+    }
+  }
+}
+
 TEST(TileKernelTest, OtherFusionsGoToLlvm) {
   for (const std::string& text : {
            // f64
@@ -684,12 +743,14 @@ ENTRY main {
   x = f64[64,64] parameter(0)
   ROOT y = f64[64,64] exponential(f64[64,64] add(x, x))
 })"),
-           // a column reduction
+           // a reduction over a middle dimension
            (WithReducers("m", R"(
-  x = f32[64,64] parameter(0)
+  x = f32[8,64,16] parameter(0)
   zero = f32[] constant(0)
-  ROOT r = f32[64] reduce(f32[64,64] exponential(x), zero), dimensions={0}, to_apply=add_f32
+  e = f32[8,64,16] exponential(x)
+  ROOT r = f32[8,16] reduce(e, zero), dimensions={1}, to_apply=add_f32
 )")),
+
            // a reshape that moves elements
            std::string(R"(
 HloModule m

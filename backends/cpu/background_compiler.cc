@@ -26,9 +26,10 @@ bool BackgroundCompiler::Submit(const void* owner, absl::AnyInvocable<void() &&>
   }
   changed_.notify_all();
   if (first && this == &Default()) {
-    // Registered after every static object the jobs use was created (the
-    // JIT, its target machines and math routines exist before a kernel can
-    // ask to tier up), so it runs before their destructors.
+    // At exit it runs before the destructors of the static objects created
+    // before it, LLVM's among them (made as the library loads); ours that
+    // jobs use (target machines, math routine libraries, the runtime
+    // symbol registry) are never destroyed.
     std::atexit([] { Default().Stop(); });
   }
   return true;

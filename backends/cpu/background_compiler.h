@@ -11,8 +11,11 @@
 // Exit: the thread is stopped from an atexit handler registered when it
 // starts: queued jobs are dropped and a running one is finished first, so
 // that no LLVM work runs while the process's static objects (LLVM's among
-// them, all created before the first job) are destroyed.  The object itself
-// is never destroyed: owners may still cancel after that.
+// them, made as the library loads) are destroyed.  The object itself is
+// never destroyed: owners may still cancel after that.
+//
+// Jobs so far: tier-ups (CpuExecutable::TierUp) and oneDNN's one-time GEMM
+// kernel generation (onednn_gemm.h's WarmUpOneDnnGemm).
 #ifndef TESSERA_BACKENDS_CPU_BACKGROUND_COMPILER_H_
 #define TESSERA_BACKENDS_CPU_BACKGROUND_COMPILER_H_
 

@@ -1,6 +1,5 @@
 #include "backends/cpu/cpu_compiler.h"
 
-#include <atomic>
 #include <chrono>
 #include <utility>
 #include <vector>
@@ -8,14 +7,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "backends/cpu/background_compiler.h"
 #include "backends/cpu/compilation_cache.h"
 #include "backends/cpu/conv_thunk.h"
 #include "backends/cpu/cpu_executable_builder.h"
 #include "backends/cpu/dot_canonicalization.h"
 #include "backends/cpu/kernel_computations.h"
 #include "backends/cpu/loop_kernel.h"
-#include "backends/cpu/onednn_gemm.h"
 #include "backends/interpreter/interpreter_backend.h"
 #include "hlo/analysis/hlo_verifier.h"
 #include "hlo/analysis/linalg_op.h"
@@ -487,8 +484,6 @@ absl::Status PrepareModule(absl::string_view caller, HloModule* module,
         absl::StrCat(caller, ": no module or no entry computation"));
   }
   TS_RETURN_IF_ERROR(VerifyHloModule(*module));
-  // (Started first, so that the rest of the compile overlaps it.)
-  if (options.native_dots) CpuExecutableBuilder::WarmUpGemmsInBackground(*module);
   if (!options.run_fusion_pipeline) return absl::OkStatus();
   return MakeCpuPipeline(options)->Run(module).status();
 }
@@ -550,21 +545,6 @@ struct RuntimeResources {
 };
 
 }  // namespace
-
-void CpuExecutableBuilder::WarmUpGemmsInBackground(const HloModule& module) {
-  static std::atomic<bool> started{false};
-  if (started.load(std::memory_order_relaxed)) return;
-  bool multiplies = false;
-  for (const HloComputation* computation : module.computations()) {
-    for (const HloInstruction* h : computation->instructions()) {
-      multiplies |= h->opcode() == HloOpcode::kDot && h->shape().IsArray() &&
-                    h->shape().element_type() == F32;
-    }
-  }
-  if (!multiplies || started.exchange(true)) return;
-  static const char owner = 0;  // no executable's: never cancelled
-  BackgroundCompiler::Default().Submit(&owner, [] { WarmUpOneDnnGemm(); });
-}
 
 absl::StatusOr<std::unique_ptr<runtime::Executable>> CpuExecutableBuilder::ToRuntime(
     std::shared_ptr<const CpuExecutable> executable) {

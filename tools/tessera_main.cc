@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/background_compiler.h"
 #include "tools/bench_command.h"
 #include "tools/fmt_command.h"
 #include "tools/opt_command.h"
@@ -68,6 +69,11 @@ int main(int argc, char** argv) {
     std::cerr << "tessera: unknown command '" << command << "'\n" << kUsage;
     return 2;
   }
+  // A tier-up still generating code in the background finishes now, while
+  // every static object it may use is alive: at exit, those it made itself
+  // (a library's first use) would be destroyed before its atexit handler
+  // waits for it (background_compiler.h).
+  tessera::cpu::BackgroundCompiler::Default().Stop();
   if (!status.ok()) {
     std::cerr << status.message() << "\n";
     return 1;

@@ -12,10 +12,13 @@
 // starts: queued jobs are dropped and a running one is finished first, so
 // that no LLVM work runs while the process's static objects (LLVM's among
 // them, made as the library loads) are destroyed.  The object itself is
-// never destroyed: owners may still cancel after that.
-//
-// Jobs so far: tier-ups (CpuExecutable::TierUp) and oneDNN's one-time GEMM
-// kernel generation (onednn_gemm.h's WarmUpOneDnnGemm).
+// never destroyed: owners may still cancel after that.  Static objects a
+// running job creates itself (a function-local static at a library's
+// first use) are registered after that handler and destroyed before it
+// runs: programs that can exit while a job runs should Stop() first (the
+// tessera binary does, as its main returns).  That is why oneDNN's
+// one-time GEMM set-up is not a job: a warm-up of it here crashed short
+// runs that exited during it.
 #ifndef TESSERA_BACKENDS_CPU_BACKGROUND_COMPILER_H_
 #define TESSERA_BACKENDS_CPU_BACKGROUND_COMPILER_H_
 

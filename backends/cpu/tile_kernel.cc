@@ -510,12 +510,17 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
   for (Step& step : kernel->steps_) {
     if (step.op != StepOp::kMath) continue;
     const auto function = static_cast<llvm_ir::MathFunction>(step.math_function);
-    TS_ASSIGN_OR_RETURN(step.array_routine,
-                        llvm_ir::MathArrayRoutine(function, false, options.math_target));
-    TS_ASSIGN_OR_RETURN(uint64_t scalar,
-                        llvm_ir::MathRoutineAddress(llvm_ir::MathRoutineName(function, false, 1),
-                                                    options.math_target));
-    step.scalar_routine = reinterpret_cast<float (*)(float)>(scalar);
+    // Only the form the step runs: the first request of a routine in a
+    // process compiles it.
+    if (step.kind == Kind::kFull) {
+      TS_ASSIGN_OR_RETURN(step.array_routine,
+                          llvm_ir::MathArrayRoutine(function, false, options.math_target));
+    } else {
+      TS_ASSIGN_OR_RETURN(uint64_t scalar,
+                          llvm_ir::MathRoutineAddress(llvm_ir::MathRoutineName(function, false, 1),
+                                                      options.math_target));
+      step.scalar_routine = reinterpret_cast<float (*)(float)>(scalar);
+    }
   }
   kernel->major_size_ = root->shape().rank() == 0 ? 1 : root->shape().dimensions()[0];
   kernel->major_is_row_ = rank == 1 && !reduces;

@@ -1,6 +1,9 @@
 // See background_compiler.h.
 #include "backends/cpu/background_compiler.h"
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <cstdlib>
 
 namespace tessera {
@@ -33,6 +36,21 @@ bool BackgroundCompiler::Submit(const void* owner, absl::AnyInvocable<void() &&>
     std::atexit([] { Default().Stop(); });
   }
   return true;
+}
+
+namespace {
+
+// Stops the compiler as the main thread exits, before static destruction.
+struct MainThreadExitGuard {
+  ~MainThreadExitGuard() { BackgroundCompiler::Default().Stop(); }
+};
+
+}  // namespace
+
+void BackgroundCompiler::StopWhenMainThreadExits() {
+  if (static_cast<pid_t>(syscall(SYS_gettid)) != getpid()) return;
+  static thread_local MainThreadExitGuard guard;
+  (void)guard;
 }
 
 void BackgroundCompiler::Cancel(const void* owner) {

@@ -12,13 +12,15 @@
 // starts: queued jobs are dropped and a running one is finished first, so
 // that no LLVM work runs while the process's static objects (LLVM's among
 // them, made as the library loads) are destroyed.  The object itself is
-// never destroyed: owners may still cancel after that.  Static objects a
-// running job creates itself (a function-local static at a library's
-// first use) are registered after that handler and destroyed before it
-// runs: programs that can exit while a job runs should Stop() first (the
-// tessera binary does, as its main returns).  That is why oneDNN's
-// one-time GEMM set-up is not a job: a warm-up of it here crashed short
-// runs that exited during it.
+// never destroyed: owners may still cancel after that.  But static objects
+// a running job creates itself (a function-local static at a library's
+// first use: LLVM's code generator's, where a program's first compile is a
+// background tier-up) are registered after that handler and destroyed
+// before it runs, under the job ("LLVM ERROR: unable to allocate function
+// return" at a test's exit).  So the main thread's exit stops the thread
+// first (StopWhenMainThreadExits), and the tessera binary calls Stop() as
+// its main returns.  A warm-up of oneDNN's GEMM as a job crashed short runs
+// the same way (before that guard), and was taken out.
 #ifndef TESSERA_BACKENDS_CPU_BACKGROUND_COMPILER_H_
 #define TESSERA_BACKENDS_CPU_BACKGROUND_COMPILER_H_
 
@@ -45,6 +47,13 @@ class BackgroundCompiler {
   // Finishes the running job, drops the queued ones and joins the thread;
   // Submit refuses jobs from then on.  Default() calls it at exit.
   void Stop();
+  // Where the calling thread is the process's main thread: its exit (main
+  // returning, or exit()) stops Default() before any static object is
+  // destroyed (glibc runs the exiting thread's thread_local destructors
+  // before the atexit handlers and static destructors).  Compilers call it
+  // (cpu_compiler.cc), so that the thread that compiles, and likely exits,
+  // is guarded.
+  static void StopWhenMainThreadExits();
 
   BackgroundCompiler() = default;
   BackgroundCompiler(const BackgroundCompiler&) = delete;

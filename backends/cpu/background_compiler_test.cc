@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
@@ -73,6 +74,34 @@ TEST(BackgroundCompilerTest, StopRefusesLaterJobs) {
   EXPECT_FALSE(compiler.Submit(&owner, [&] { ++ran; }));
   compiler.Cancel(&owner);  // after Stop: returns
   EXPECT_EQ(ran.load(), 1);
+}
+
+// A job that makes a static object of its own (as LLVM's code generator
+// does at its first use) and still runs when the main thread exits: the
+// exit waits for it before that object is destroyed.
+std::atomic<bool> job_started{false};
+std::atomic<bool> late_static_destroyed{false};
+
+struct LateStatic {
+  ~LateStatic() { late_static_destroyed = true; }
+};
+
+void ExitWhileAJobRuns() {
+  BackgroundCompiler::StopWhenMainThreadExits();
+  static const char owner = 0;
+  BackgroundCompiler::Default().Submit(&owner, [] {
+    static LateStatic late;  // registered after the exit handler
+    job_started = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (late_static_destroyed.load()) std::_Exit(3);  // destroyed under the job
+  });
+  while (!job_started.load()) std::this_thread::yield();
+  std::exit(0);
+}
+
+TEST(BackgroundCompilerDeathTest, MainThreadExitWaitsForTheRunningJob) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(ExitWhileAJobRuns(), ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/background_compiler.h"
 #include "backends/cpu/compilation_cache.h"
 #include "backends/cpu/conv_thunk.h"
 #include "backends/cpu/cpu_executable_builder.h"
@@ -484,6 +485,10 @@ absl::Status PrepareModule(absl::string_view caller, HloModule* module,
         absl::StrCat(caller, ": no module or no entry computation"));
   }
   TS_RETURN_IF_ERROR(VerifyHloModule(*module));
+  if (options.kernel_tier == CpuCompileOptions::KernelTier::kTiered &&
+      options.tier_up == CpuCompileOptions::TierUp::kBackground) {
+    BackgroundCompiler::StopWhenMainThreadExits();
+  }
   if (!options.run_fusion_pipeline) return absl::OkStatus();
   return MakeCpuPipeline(options)->Run(module).status();
 }

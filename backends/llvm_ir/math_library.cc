@@ -2,6 +2,7 @@
 
 #include "backends/llvm_ir/math_library.h"
 
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -287,23 +288,41 @@ llvm::Value* EmitMathRoutineCall(llvm::IRBuilder<>* b, MathFunction function,
 
 namespace {
 
+// Where routines' object code is kept across processes when the caller
+// names no cache directory (see math_library.h).
+std::string DefaultRoutineCacheDir() {
+  if (const char* dir = std::getenv("TESSERA_CACHE_DIR"); dir != nullptr) {
+    const std::string value = dir;
+    return value.empty() || value == "off" ? "" : absl::StrCat(value, "/math");
+  }
+  if (const char* dir = std::getenv("XDG_CACHE_HOME"); dir != nullptr && *dir != '\0') {
+    return absl::StrCat(dir, "/tessera/math");
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return absl::StrCat(home, "/.cache/tessera/math");
+  }
+  return "";
+}
+
 RoutineLibrary& LibraryFor(const JitOptions& target) {
   static std::mutex mutex;
   static auto* libraries = new absl::flat_hash_map<std::string, std::unique_ptr<RoutineLibrary>>;
   RoutineLibrary* library;
+  const std::string cache_dir =
+      target.cache_dir.empty() ? DefaultRoutineCacheDir() : target.cache_dir;
   {
     std::lock_guard<std::mutex> lock(mutex);
     // Everything that decides a routine's code, and where its object is kept.
     std::unique_ptr<RoutineLibrary>& slot =
         (*libraries)[absl::StrCat(target.cpu, "\n", target.features, "\n", target.opt_level, "\n",
-                                  target.kernel_pipeline, "\n", target.cache_dir)];
+                                  target.kernel_pipeline, "\n", cache_dir)];
     if (slot == nullptr) {
       JitOptions options;
       options.opt_level = target.opt_level;
       options.kernel_pipeline = target.kernel_pipeline;
       options.cpu = target.cpu;
       options.features = target.features;
-      options.cache_dir = target.cache_dir;
+      options.cache_dir = cache_dir;
       slot = std::make_unique<RoutineLibrary>(std::move(options));
     }
     library = slot.get();

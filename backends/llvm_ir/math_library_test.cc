@@ -287,6 +287,35 @@ TEST(MathLibraryTest, RoutinesUseTheObjectCache) {
   EXPECT_EQ(objects, 1);
 }
 
+// Without one, the per-user cache: $TESSERA_CACHE_DIR/math ("off": none).
+TEST(MathLibraryTest, RoutinesDefaultToThePerUserCache) {
+  absl::StatusOr<std::unique_ptr<LlvmJit>> jit = LlvmJit::Create();
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  JitOptions target = (*jit)->options();
+  target.cpu = (*jit)->cpu_name();
+  target.features = (*jit)->cpu_features();
+  target.cache_dir.clear();
+  const std::filesystem::path dir =
+      std::filesystem::path(std::getenv("TEST_TMPDIR")) / "per_user_cache";
+  std::filesystem::remove_all(dir);
+  auto objects = [&] {
+    int count = 0;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(dir / "math", error)) {
+      count += entry.path().extension() == ".o";
+    }
+    return count;
+  };
+  ASSERT_EQ(setenv("TESSERA_CACHE_DIR", "off", 1), 0);
+  ASSERT_TRUE(MathRoutineAddress("tessera_math_tanh_f32x8", target).ok());
+  ASSERT_EQ(setenv("TESSERA_CACHE_DIR", dir.c_str(), 1), 0);
+  ASSERT_TRUE(MathRoutineAddress("tessera_math_tanh_f32x8", target).ok());
+  EXPECT_EQ(objects(), 1);
+  ASSERT_TRUE(MathRoutineAddress("tessera_math_tanh_f32x16", target).ok());
+  EXPECT_EQ(objects(), 2);
+  unsetenv("TESSERA_CACHE_DIR");
+}
+
 TEST(MathLibraryTest, OtherNamesAreNotFound) {
   JitOptions host;
   for (const char* name :

@@ -19,8 +19,11 @@
 // before it runs, under the job ("LLVM ERROR: unable to allocate function
 // return" at a test's exit).  So the main thread's exit stops the thread
 // first (StopWhenMainThreadExits), and the tessera binary calls Stop() as
-// its main returns.  A warm-up of oneDNN's GEMM as a job crashed short runs
-// the same way (before that guard), and was taken out.
+// its main returns.  (Before that guard, the warm-up of oneDNN's GEMM, a
+// job too, crashed short runs the same way.)
+//
+// Jobs: tier-ups (CpuExecutable::TierUp) and oneDNN's one-time GEMM kernel
+// generation (onednn_gemm.h's WarmUpOneDnnGemm, from cpu_compiler.cc).
 #ifndef TESSERA_BACKENDS_CPU_BACKGROUND_COMPILER_H_
 #define TESSERA_BACKENDS_CPU_BACKGROUND_COMPILER_H_
 

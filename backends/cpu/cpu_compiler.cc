@@ -1,5 +1,6 @@
 #include "backends/cpu/cpu_compiler.h"
 
+#include <atomic>
 #include <chrono>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "backends/cpu/dot_canonicalization.h"
 #include "backends/cpu/kernel_computations.h"
 #include "backends/cpu/loop_kernel.h"
+#include "backends/cpu/onednn_gemm.h"
 #include "backends/interpreter/interpreter_backend.h"
 #include "hlo/analysis/hlo_verifier.h"
 #include "hlo/analysis/linalg_op.h"
@@ -489,6 +491,8 @@ absl::Status PrepareModule(absl::string_view caller, HloModule* module,
       options.tier_up == CpuCompileOptions::TierUp::kBackground) {
     BackgroundCompiler::StopWhenMainThreadExits();
   }
+  // (Started first, so that the rest of the compile overlaps it.)
+  if (options.native_dots) CpuExecutableBuilder::WarmUpGemmsInBackground(*module);
   if (!options.run_fusion_pipeline) return absl::OkStatus();
   return MakeCpuPipeline(options)->Run(module).status();
 }
@@ -550,6 +554,28 @@ struct RuntimeResources {
 };
 
 }  // namespace
+
+void CpuExecutableBuilder::WarmUpGemmsInBackground(const HloModule& module) {
+  static std::atomic<bool> started{false};
+  if (started.load(std::memory_order_relaxed)) return;
+  // f32 matrix products (GEMMs run through oneDNN; matrix-vector products
+  // and outer products do not).
+  bool multiplies = false;
+  for (const HloComputation* computation : module.computations()) {
+    for (const HloInstruction* h : computation->instructions()) {
+      multiplies |= h->opcode() == HloOpcode::kDot && h->shape().IsArray() &&
+                    h->shape().element_type() == F32 && h->shape().rank() >= 2 &&
+                    h->operand(0)->shape().rank() >= 2 && h->operand(1)->shape().rank() >= 2 &&
+                    !h->dot_dimension_numbers().lhs_contracting_dimensions.empty();
+    }
+  }
+  if (!multiplies || started.exchange(true)) return;
+  // A process that exits while it runs waits for it (its statics are
+  // oneDNN's first).
+  BackgroundCompiler::StopWhenMainThreadExits();
+  static const char owner = 0;  // no executable's: never cancelled
+  BackgroundCompiler::Default().Submit(&owner, [] { WarmUpOneDnnGemm(); });
+}
 
 absl::StatusOr<std::unique_ptr<runtime::Executable>> CpuExecutableBuilder::ToRuntime(
     std::shared_ptr<const CpuExecutable> executable) {

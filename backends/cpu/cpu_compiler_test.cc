@@ -4,6 +4,7 @@
 // kernels are exact for elementwise ops, the fallback is the evaluator.
 #include "backends/cpu/cpu_compiler.h"
 
+#include <chrono>
 #include <cmath>
 #include <complex>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -22,6 +24,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "backends/cpu/cpu_test_util.h"
+#include "backends/cpu/onednn_gemm.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/hlo_evaluator.h"
 #include "hlo/ir/npy.h"
@@ -38,6 +41,33 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace testing;  // NOLINT: the CPU test helpers
+
+// Compiling a program with an f32 dot starts oneDNN's one-time kernel
+// generation in the background: no run pays for it.  (The file's first
+// test, so that nothing in this process has multiplied before.)
+TEST(CpuCompilerTest, CompilingADotWarmsUpOneDnnInTheBackground) {
+  const bool warm_before = OneDnnGemmIsWarm();
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
+HloModule gemm
+ENTRY main {
+  a = f32[64,32] parameter(0)
+  b = f32[32,16] parameter(1)
+  ROOT c = f32[64,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  CpuCompileOptions options;
+  options.use_cache = false;
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(*std::move(module), options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_FALSE(warm_before) << "an earlier test multiplied: this one proves nothing";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!OneDnnGemmIsWarm() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(OneDnnGemmIsWarm());
+}
+
 TEST(CpuCompilerTest, ElementwiseChainRunsNatively) {
   Counts counts;
   CheckModule(R"(

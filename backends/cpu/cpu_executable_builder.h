@@ -62,6 +62,11 @@ class CpuExecutableBuilder {
     executable->stats_.reused_kernels = executable->kernel_compiler_->reused_kernels();
     return executable;
   }
+  // Where `module` multiplies f32 matrices: oneDNN's one-time kernel
+  // generation (WarmUpOneDnnGemm), started on the BackgroundCompiler's
+  // thread now (as a compile starts) rather than paid by the first run
+  // (once per process).
+  static void WarmUpGemmsInBackground(const HloModule& module);
   static void SetCompileTime(CpuExecutable* executable, double ms) {
     executable->stats_.compile_ms = ms;
   }

@@ -1,6 +1,9 @@
 // OneDnnGemmBlockF32 and OneDnnGemmBlockS8; see onednn_gemm.h.
 #include "backends/cpu/onednn_gemm.h"
 
+#include <atomic>
+#include <mutex>
+
 #include "oneapi/dnnl/dnnl.h"
 
 // libgomp's, which oneDNN links: the calling thread's team size (an OpenMP
@@ -30,6 +33,21 @@ bool OneDnnGemmBlockF32(const float* a, const float* b, float* c, int64_t k, boo
   return dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', rows, cols, k, alpha, a_block, lda, b_block,
                     ldb, beta, c + r0 * ldc + c0, ldc) == dnnl_success;
 }
+
+namespace {
+std::atomic<bool> gemm_warm{false};
+}  // namespace
+
+void WarmUpOneDnnGemm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    float a[16] = {}, b[16] = {}, c[16];
+    OneDnnGemmBlockF32(a, b, c, 4, false, false, 4, 4, 4, 0, 4, 0, 4);
+    gemm_warm.store(true, std::memory_order_release);
+  });
+}
+
+bool OneDnnGemmIsWarm() { return gemm_warm.load(std::memory_order_acquire); }
 
 bool OneDnnGemmS8IsExact() {
   static const bool exact = [] {

@@ -31,6 +31,15 @@ class OneOpenMpThread {
   int previous_;
 };
 
+// oneDNN generates its sgemm's JIT kernels at its first call in a process
+// (30-55 ms here, whatever the size): this makes that call, on a 4 x 4
+// product, once per process (callers: on a background thread, before a
+// program's first run needs them; cpu_compiler.cc).  Later calls return at
+// once; calls while it runs wait for it.
+void WarmUpOneDnnGemm();
+// Whether WarmUpOneDnnGemm has finished.
+bool OneDnnGemmIsWarm();
+
 // c[r0:r1, c0:c1] = alpha op(a)[r0:r1, :] x op(b)[:, c0:c1] + beta c[...] over k, as
 // eigen_dot_internal::GemmBlockF32: a stored m x k row-major with row
 // stride lda (k x m when ta), b stored k x n (n x k when tb), c row-major

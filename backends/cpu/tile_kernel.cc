@@ -74,6 +74,7 @@ std::optional<tile_ops::CompareOp> CompareOpOf(ComparisonDirection direction) {
 bool PredicateOp(HloOpcode opcode) {
   switch (opcode) {
     case HloOpcode::kCompare:
+    case HloOpcode::kConvert:
     case HloOpcode::kAnd:
     case HloOpcode::kOr:
     case HloOpcode::kNot:
@@ -443,6 +444,25 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
         step.operands[0] = step_of.at(h->operand(0));
         step.operands[1] = add(zero);
         step_of[h] = add(step);
+        break;
+      }
+      case HloOpcode::kConvert: {
+        // Between f32 and predicates (1 and 0 in tiles): a mask as a float
+        // is the mask; a float as a predicate is x != 0 (true for NaN).
+        const PrimitiveType from = h->operand(0)->shape().element_type();
+        const PrimitiveType to = shape.element_type();
+        if ((from == PRED || from == F32) && to == F32) {
+          step_of[h] = step_of.at(h->operand(0));
+        } else if (from == F32 && to == PRED) {
+          Step zero{StepOp::kConstant, Kind::kScalar};
+          Step step{StepOp::kCompare, kind_of(h->operand(0))};
+          step.compare = tile_ops::CompareOp::kNe;
+          step.operands[0] = step_of.at(h->operand(0));
+          step.operands[1] = add(zero);
+          step_of[h] = add(step);
+        } else {
+          return Unsupported(*h, "a convert other than between f32 and pred");
+        }
         break;
       }
       default: {

@@ -29,8 +29,8 @@
 //   rsqrt, and the one-argument functions with a math routine (exp, log,
 //   tanh, logistic, erf, ...);
 // - float compares (not total order), and, or and not of their results,
-//   and select (predicates are 1 and 0 in tiles; none is a parameter or
-//   the result);
+//   converts between f32 and predicates, and select (predicates are 1 and 0
+//   in tiles; none is a parameter or the result);
 // - reduces of a full value over its last dimension with a reducer of one
 //   add, multiply, maximum or minimum of its parameters (the row's result
 //   is then a per-row value, read back through broadcasts: softmax);

@@ -604,6 +604,27 @@ TEST(TileKernelTest, ColumnsComputedFromRowValuesAreRefused) {
 }
 
 // Fusions outside the tier compile through LLVM as before.
+// Converts between f32 and predicates: a mask as a float (a ReLU's
+// gradient), and a float as a predicate (x != 0: true for NaN).
+TEST(TileKernelTest, ConvertsBetweenFloatsAndPredicatesMatchJitKernels) {
+  for (const char* e : {"7", "300"}) {
+    ExpectSameAsJitKernels(absl::StrReplaceAll(R"(
+HloModule converts
+ENTRY main {
+  x = f32[5,LEN] parameter(0)
+  dy = f32[5,LEN] parameter(1)
+  zero = f32[] constant(0)
+  zb = f32[5,LEN] broadcast(zero), dimensions={}
+  positive = pred[5,LEN] compare(x, zb), direction=GT
+  mask = f32[5,LEN] convert(positive)
+  nonzero = pred[5,LEN] convert(dy)
+  flag = f32[5,LEN] convert(nonzero)
+  ROOT out = f32[5,LEN] add(f32[5,LEN] multiply(dy, mask), flag)
+})",
+                                               {{"LEN", e}}));
+  }
+}
+
 // Bitcasts and reshapes that only add or drop dimensions of size 1 (what
 // fusion leaves between a reduction's [R] and the [R,1] of keepdims):
 // parameters read through them as full, per-row or column values.

@@ -186,6 +186,11 @@ std::optional<tile_ops::UnaryOp> UnaryOpOf(HloOpcode opcode) {
     case HloOpcode::kAbs: return tile_ops::UnaryOp::kAbs;
     case HloOpcode::kSqrt: return tile_ops::UnaryOp::kSqrt;
     case HloOpcode::kRsqrt: return tile_ops::UnaryOp::kRsqrt;
+    case HloOpcode::kFloor: return tile_ops::UnaryOp::kFloor;
+    case HloOpcode::kCeil: return tile_ops::UnaryOp::kCeil;
+    case HloOpcode::kRoundNearestAfz: return tile_ops::UnaryOp::kRoundNearestAfz;
+    case HloOpcode::kRoundNearestEven: return tile_ops::UnaryOp::kRoundNearestEven;
+    case HloOpcode::kSign: return tile_ops::UnaryOp::kSign;
     default:
       return std::nullopt;
   }
@@ -444,6 +449,21 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
         step.operands[0] = step_of.at(h->operand(0));
         step.operands[1] = add(zero);
         step_of[h] = add(step);
+        break;
+      }
+      case HloOpcode::kClamp: {
+        // clamp(low, x, high) = min(max(x, low), high), the elemental
+        // emitter's maximum and minimum.
+        Step above{StepOp::kBinary, std::max(kind_of(h->operand(1)), kind_of(h->operand(0)))};
+        above.binary = tile_ops::BinaryOp::kMaximum;
+        above.operands[0] = step_of.at(h->operand(1));
+        above.operands[1] = step_of.at(h->operand(0));
+        const int at_least_low = add(above);
+        Step below{StepOp::kBinary, std::max(above.kind, kind_of(h->operand(2)))};
+        below.binary = tile_ops::BinaryOp::kMinimum;
+        below.operands[0] = at_least_low;
+        below.operands[1] = step_of.at(h->operand(2));
+        step_of[h] = add(below);
         break;
       }
       case HloOpcode::kConvert: {

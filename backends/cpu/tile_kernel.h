@@ -25,9 +25,10 @@
 //   through broadcasts along the last dimension, directly or through
 //   elementwise ops (columns: a bias, a scale);
 // - scalar constants; broadcasts of scalars and of per-row values;
-// - add, subtract, multiply, divide, maximum, minimum, negate, abs, sqrt,
-//   rsqrt, and the one-argument functions with a math routine (exp, log,
-//   tanh, logistic, erf, ...);
+// - add, subtract, multiply, divide, maximum, minimum, clamp, negate, abs,
+//   sqrt, rsqrt, floor, ceil, both round-nearest ops, sign, and the
+//   one-argument functions with a math routine (exp, log, tanh, logistic,
+//   erf, ...);
 // - float compares (not total order), and, or and not of their results,
 //   converts between f32 and predicates, and select (predicates are 1 and 0
 //   in tiles; none is a parameter or the result);

@@ -603,7 +603,6 @@ TEST(TileKernelTest, ColumnsComputedFromRowValuesAreRefused) {
   EXPECT_THAT(kernel.status().message(), HasSubstr(": a column computed from"));
 }
 
-// Fusions outside the tier compile through LLVM as before.
 // Converts between f32 and predicates: a mask as a float (a ReLU's
 // gradient), and a float as a predicate (x != 0: true for NaN).
 TEST(TileKernelTest, ConvertsBetweenFloatsAndPredicatesMatchJitKernels) {
@@ -622,6 +621,42 @@ ENTRY main {
   ROOT out = f32[5,LEN] add(f32[5,LEN] multiply(dy, mask), flag)
 })",
                                                {{"LEN", e}}));
+  }
+}
+
+// Rounding, sign and clamp as the elemental emitter computes them (NaNs
+// through floor, ceil and sign unchanged; clamp's maximum then minimum;
+// the special values' -104.5 rounds both ways).
+TEST(TileKernelTest, RoundingSignAndClampMatchJitKernels) {
+  for (const char* e : {"7", "300"}) {
+    ExpectSameAsJitKernels(absl::StrReplaceAll(R"(
+HloModule rounding
+ENTRY main {
+  x = f32[6,LEN] parameter(0)
+  lo = f32[] parameter(1)
+  hi = f32[6,LEN] parameter(2)
+  k = f32[] constant(4.5)
+  kb = f32[6,LEN] broadcast(k), dimensions={}
+  s = f32[6,LEN] multiply(x, kb)
+  fl = f32[6,LEN] floor(s)
+  ce = f32[6,LEN] ceil(s)
+  ra = f32[6,LEN] round-nearest-afz(s)
+  re = f32[6,LEN] round-nearest-even(s)
+  sg = f32[6,LEN] sign(x)
+  lob = f32[6,LEN] broadcast(lo), dimensions={}
+  c = f32[6,LEN] clamp(lob, s, hi)
+  m = f32[6,LEN] multiply(f32[6,LEN] multiply(fl, ce), f32[6,LEN] multiply(ra, re))
+  ROOT out = f32[6,LEN] multiply(m, f32[6,LEN] multiply(sg, c))
+})",
+                                               {{"LEN", e}}));
+    // Alone, where nothing hides a half's rounding or a NaN's sign.
+    for (const char* root :
+         {"add(f32[6,LEN] round-nearest-afz(x), f32[6,LEN] round-nearest-even(x))", "sign(x)"}) {
+      const std::string text = absl::StrCat(
+          "HloModule alone\nENTRY main {\n  x = f32[6,LEN] parameter(0)\n  ROOT out = f32[6,LEN] ",
+          root, "\n}");
+      ExpectSameAsJitKernels(absl::StrReplaceAll(text, {{"LEN", e}}));
+    }
   }
 }
 
@@ -755,6 +790,7 @@ TEST(TileKernelTest, ColumnReductionsMatchJitKernels) {
   }
 }
 
+// Fusions outside the tier compile through LLVM as before.
 TEST(TileKernelTest, OtherFusionsGoToLlvm) {
   for (const std::string& text : {
            // f64

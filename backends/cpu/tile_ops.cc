@@ -145,6 +145,24 @@ void Unary(UnaryOp op, const float* a, float* out, int64_t n) {
       // polynomial_math.h's rsqrt: 1 / sqrt(x), both correctly rounded.
       for (int64_t i = 0; i < n; ++i) out[i] = 1.0f / __builtin_sqrtf(a[i]);
       return;
+    case UnaryOp::kFloor:
+      for (int64_t i = 0; i < n; ++i) out[i] = a[i] != a[i] ? a[i] : __builtin_floorf(a[i]);
+      return;
+    case UnaryOp::kCeil:
+      for (int64_t i = 0; i < n; ++i) out[i] = a[i] != a[i] ? a[i] : __builtin_ceilf(a[i]);
+      return;
+    case UnaryOp::kRoundNearestAfz:
+      for (int64_t i = 0; i < n; ++i) out[i] = __builtin_roundf(a[i]);
+      return;
+    case UnaryOp::kRoundNearestEven:
+      for (int64_t i = 0; i < n; ++i) out[i] = __builtin_roundevenf(a[i]);
+      return;
+    case UnaryOp::kSign:
+      // +-1, or +-0, with x's sign; a NaN stays.
+      for (int64_t i = 0; i < n; ++i) {
+        out[i] = a[i] != a[i] ? a[i] : __builtin_copysignf(a[i] != 0.0f ? 1.0f : 0.0f, a[i]);
+      }
+      return;
   }
 }
 

@@ -17,7 +17,19 @@ namespace cpu {
 namespace tile_ops {
 
 enum class BinaryOp : uint8_t { kAdd, kSubtract, kMultiply, kDivide, kMaximum, kMinimum };
-enum class UnaryOp : uint8_t { kNegate, kAbs, kSqrt, kRsqrt };
+// The rounding ops and sign as the elemental emitter computes them: a NaN
+// passes through floor, ceil and sign unchanged.
+enum class UnaryOp : uint8_t {
+  kNegate,
+  kAbs,
+  kSqrt,
+  kRsqrt,
+  kFloor,
+  kCeil,
+  kRoundNearestAfz,
+  kRoundNearestEven,
+  kSign,
+};
 // Float comparisons (IEEE: every one but kNe is false when an operand is
 // NaN).  Predicates are floats 1 (true) and 0 in tiles.
 enum class CompareOp : uint8_t { kEq, kNe, kGe, kGt, kLe, kLt };

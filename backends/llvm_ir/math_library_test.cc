@@ -287,7 +287,8 @@ TEST(MathLibraryTest, RoutinesUseTheObjectCache) {
   EXPECT_EQ(objects, 1);
 }
 
-// Without one, the per-user cache: $TESSERA_CACHE_DIR/math ("off": none).
+// Without one, the per-user cache: $TESSERA_CACHE_DIR/math ("off": none),
+// else $XDG_CACHE_HOME/tessera/math.
 TEST(MathLibraryTest, RoutinesDefaultToThePerUserCache) {
   absl::StatusOr<std::unique_ptr<LlvmJit>> jit = LlvmJit::Create();
   ASSERT_TRUE(jit.ok()) << jit.status();
@@ -298,22 +299,37 @@ TEST(MathLibraryTest, RoutinesDefaultToThePerUserCache) {
   const std::filesystem::path dir =
       std::filesystem::path(std::getenv("TEST_TMPDIR")) / "per_user_cache";
   std::filesystem::remove_all(dir);
-  auto objects = [&] {
+  auto objects = [](const std::filesystem::path& where) {
     int count = 0;
     std::error_code error;
-    for (const auto& entry : std::filesystem::directory_iterator(dir / "math", error)) {
+    for (const auto& entry : std::filesystem::directory_iterator(where, error)) {
       count += entry.path().extension() == ".o";
     }
     return count;
   };
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const std::string saved_xdg = xdg != nullptr ? xdg : "";
+  const std::filesystem::path xdg_math = dir / "xdg" / "tessera" / "math";
+  ASSERT_EQ(setenv("XDG_CACHE_HOME", (dir / "xdg").c_str(), 1), 0);
+  // "off" wins over the other places: nothing is written.
   ASSERT_EQ(setenv("TESSERA_CACHE_DIR", "off", 1), 0);
   ASSERT_TRUE(MathRoutineAddress("tessera_math_tanh_f32x8", target).ok());
-  ASSERT_EQ(setenv("TESSERA_CACHE_DIR", dir.c_str(), 1), 0);
+  EXPECT_EQ(objects(xdg_math), 0);
+  // Unset: $XDG_CACHE_HOME/tessera/math.
+  ASSERT_EQ(unsetenv("TESSERA_CACHE_DIR"), 0);
   ASSERT_TRUE(MathRoutineAddress("tessera_math_tanh_f32x8", target).ok());
-  EXPECT_EQ(objects(), 1);
+  EXPECT_EQ(objects(xdg_math), 1);
+  // Set: $TESSERA_CACHE_DIR/math, one object per routine.
+  ASSERT_EQ(setenv("TESSERA_CACHE_DIR", (dir / "own").c_str(), 1), 0);
+  ASSERT_TRUE(MathRoutineAddress("tessera_math_tanh_f32x8", target).ok());
   ASSERT_TRUE(MathRoutineAddress("tessera_math_tanh_f32x16", target).ok());
-  EXPECT_EQ(objects(), 2);
+  EXPECT_EQ(objects(dir / "own" / "math"), 2);
   unsetenv("TESSERA_CACHE_DIR");
+  if (xdg != nullptr) {
+    setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
+  } else {
+    unsetenv("XDG_CACHE_HOME");
+  }
 }
 
 TEST(MathLibraryTest, OtherNamesAreNotFound) {

@@ -148,13 +148,12 @@ FullShape FullShapeOf(const HloComputation& computation) {
   if (root->opcode() == HloOpcode::kReduce) {
     return {&root->operand(0)->shape(), ReducesColumns(*root)};
   }
+  if (!root->shape().IsArray()) return {&root->shape()};
+  const std::vector<int64_t> root_dims = Squeezed(root->shape().dimensions());
   for (const HloInstruction* h : computation.instructions()) {
-    if (h->opcode() != HloOpcode::kReduce || h->operand_count() != 2 || !root->shape().IsArray()) {
-      continue;
-    }
+    if (h->opcode() != HloOpcode::kReduce || h->operand_count() != 2) continue;
     const std::vector<int64_t>& input = h->operand(0)->shape().dimensions();
     if (input.empty()) continue;
-    const std::vector<int64_t> root_dims = Squeezed(root->shape().dimensions());
     if (ReducesColumns(*h)) {
       if (root->shape().dimensions() == std::vector<int64_t>{input.back()}) {
         return {&h->operand(0)->shape(), true};

@@ -95,6 +95,9 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryKernel(
   if (instruction->opcode() == HloOpcode::kSort) return TrySort(instruction);
   if (instruction->opcode() == HloOpcode::kTopK) return TryTopK(instruction);
   if (instruction->opcode() == HloOpcode::kFft) return TryFft(instruction);
+  if (instruction->opcode() == HloOpcode::kRngBitGenerator) {
+    return TryRngBitGenerator(instruction);
+  }
   if (IsLinalgOp(*instruction)) return TryLinalg(instruction);
   // A dot fusion even when a module hands it over as another kind (XLA's
   // own tests mark dot fusions kLoop).

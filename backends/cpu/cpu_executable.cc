@@ -61,6 +61,11 @@ bool ForEachPhysical(const Shape& shape, Fn&& fn) {
 
 std::string SliceString(const BufferSlice& slice) { return slice.ToString(); }
 
+// The pool a lowered thunk runs on: the caller's, else the process-wide one.
+runtime::ThreadPool* PoolOf(const runtime::ExecuteParams& params) {
+  return params.thread_pool != nullptr ? params.thread_pool : &runtime::ThreadPool::Default();
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -335,9 +340,7 @@ std::unique_ptr<runtime::Thunk> DotThunk::Lower() const {
   return std::make_unique<runtime::HostCallThunk>(
       name(), std::move(slices),
       [shape, epilogue](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
-        runtime::ThreadPool* pool = params.thread_pool != nullptr
-                                        ? params.thread_pool
-                                        : &runtime::ThreadPool::Default();
+        runtime::ThreadPool* pool = PoolOf(params);
         return RunDotWithEpilogue(shape, epilogue, buffers, pool);
       });
 }
@@ -390,9 +393,7 @@ std::unique_ptr<runtime::Thunk> ConvThunk::Lower() const {
   return std::make_unique<runtime::HostCallThunk>(
       name(), std::move(slices),
       [plan, epilogue](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
-        runtime::ThreadPool* pool = params.thread_pool != nullptr
-                                        ? params.thread_pool
-                                        : &runtime::ThreadPool::Default();
+        runtime::ThreadPool* pool = PoolOf(params);
         return RunConvolutionWithEpilogue(plan, epilogue, buffers, pool);
       });
 }
@@ -433,9 +434,7 @@ std::unique_ptr<runtime::Thunk> SortThunk::Lower() const {
       name(), std::move(slices),
       [plan, less, n](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
         std::vector<const void*> in(buffers.begin(), buffers.begin() + n);
-        runtime::ThreadPool* pool = params.thread_pool != nullptr
-                                        ? params.thread_pool
-                                        : &runtime::ThreadPool::Default();
+        runtime::ThreadPool* pool = PoolOf(params);
         return RunSort(plan, less, in, buffers.subspan(n), pool);
       });
 }
@@ -465,9 +464,7 @@ std::unique_ptr<runtime::Thunk> TopKThunk::Lower() const {
       name(), std::move(slices),
       [type, rows, length, k, largest](absl::Span<void* const> buffers,
                                        const runtime::ExecuteParams& params) {
-        runtime::ThreadPool* pool = params.thread_pool != nullptr
-                                        ? params.thread_pool
-                                        : &runtime::ThreadPool::Default();
+        runtime::ThreadPool* pool = PoolOf(params);
         return RunTopK(type, rows, length, k, largest, buffers[0], buffers[1],
                        static_cast<int32_t*>(buffers[2]), pool);
       });
@@ -492,9 +489,38 @@ std::unique_ptr<runtime::Thunk> FftThunk::Lower() const {
   return std::make_unique<runtime::HostCallThunk>(
       name(), std::move(slices),
       [plan = plan_](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
-        runtime::ThreadPool* pool =
-            params.thread_pool != nullptr ? params.thread_pool : &runtime::ThreadPool::Default();
+        runtime::ThreadPool* pool = PoolOf(params);
         return RunFft(plan, buffers[0], buffers[1], pool);
+      });
+}
+
+// ---------------------------------------------------------------------------
+// RngBitGeneratorThunk
+
+absl::Status RngBitGeneratorThunk::Execute(const Arena& arena) const {
+  RunRngBitGenerator(plan_, reinterpret_cast<const uint64_t*>(arena.Address(state_)),
+                     reinterpret_cast<uint64_t*>(arena.Address(new_state_)), arena.Address(bits_),
+                     &runtime::ThreadPool::Default());
+  return absl::OkStatus();
+}
+
+std::string RngBitGeneratorThunk::ToString() const {
+  return absl::StrCat("rng-bit-generator ", name(),
+                      plan_.algorithm == RandomAlgorithm::kThreeFry ? " threefry" : " philox", " (",
+                      SliceString(state_), ") -> (", SliceString(new_state_), ", ",
+                      SliceString(bits_), ")");
+}
+
+std::unique_ptr<runtime::Thunk> RngBitGeneratorThunk::Lower() const {
+  std::vector<runtime::BufferSlice> slices;
+  for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
+  return std::make_unique<runtime::HostCallThunk>(
+      name(), std::move(slices),
+      [plan = plan_](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
+        runtime::ThreadPool* pool = PoolOf(params);
+        RunRngBitGenerator(plan, static_cast<const uint64_t*>(buffers[0]),
+                           static_cast<uint64_t*>(buffers[1]), buffers[2], pool);
+        return absl::OkStatus();
       });
 }
 
@@ -531,8 +557,7 @@ std::unique_ptr<runtime::Thunk> LinalgThunk::Lower() const {
       name(), std::move(slices),
       [plan = plan_, operand_count](absl::Span<void* const> buffers,
                                     const runtime::ExecuteParams& params) {
-        runtime::ThreadPool* pool =
-            params.thread_pool != nullptr ? params.thread_pool : &runtime::ThreadPool::Default();
+        runtime::ThreadPool* pool = PoolOf(params);
         std::vector<const void*> operands(buffers.begin(), buffers.begin() + operand_count);
         return RunLinalg(plan, operands, buffers.subspan(operand_count), pool);
       });

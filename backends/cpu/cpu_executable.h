@@ -47,6 +47,7 @@
 #include "backends/cpu/fft_thunk.h"
 #include "backends/cpu/linalg_thunk.h"
 #include "backends/cpu/loop_kernel.h"
+#include "backends/cpu/rng_bit_generator_thunk.h"
 #include "backends/cpu/sort_thunk.h"
 #include "backends/cpu/tile_kernel.h"
 #include "hlo/ir/hlo_module.h"
@@ -308,6 +309,24 @@ class FftThunk : public CpuThunk {
  private:
   FftPlan plan_;
   BufferSlice operand_, result_;
+};
+
+// rng-bit-generator: (state, bits) from a u64[n] state
+// (rng_bit_generator_thunk.h).  The new state may be the old one's buffer.
+class RngBitGeneratorThunk : public CpuThunk {
+ public:
+  RngBitGeneratorThunk(std::string name, RngPlan plan, BufferSlice state, BufferSlice new_state,
+                       BufferSlice bits)
+      : CpuThunk(std::move(name)), plan_(plan), state_(state), new_state_(new_state), bits_(bits) {}
+  absl::Status Execute(const Arena& arena) const override;
+  bool native() const override { return true; }
+  std::string ToString() const override;
+  std::unique_ptr<runtime::Thunk> Lower() const override;
+  std::vector<BufferSlice> Slices() const override { return {state_, new_state_, bits_}; }
+
+ private:
+  RngPlan plan_;
+  BufferSlice state_, new_state_, bits_;
 };
 
 // A Cholesky factorization, LU factorization or triangular solve through

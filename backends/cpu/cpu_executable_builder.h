@@ -114,6 +114,7 @@ class CpuExecutableBuilder {
   absl::StatusOr<std::unique_ptr<CpuThunk>> TrySort(const HloInstruction* sort);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryTopK(const HloInstruction* topk);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryFft(const HloInstruction* fft);
+  absl::StatusOr<std::unique_ptr<CpuThunk>> TryRngBitGenerator(const HloInstruction* rng);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryLinalg(const HloInstruction* hlo);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryVariadicReduce(const HloInstruction* reduce);
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryDot(const HloInstruction* dot);

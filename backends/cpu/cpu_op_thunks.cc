@@ -1,7 +1,7 @@
 // The CPU backend's thunks for ops other than loop kernels: GEMMs (with
-// their fused epilogues), scatter, sort, top-k, variadic reduce, and
-// multi-output loop fusions (CpuExecutableBuilder; see
-// cpu_executable_builder.h).
+// their fused epilogues), scatter, sort, top-k, rng-bit-generator,
+// variadic reduce, and multi-output loop fusions (CpuExecutableBuilder;
+// see cpu_executable_builder.h).
 #include <string>
 #include <utility>
 #include <vector>
@@ -145,6 +145,25 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryFft(const Hlo
   if (in.Overlaps(out)) return absl::UnimplementedError("fft's operand and result overlap");
   return std::unique_ptr<CpuThunk>(
       std::make_unique<FftThunk>(fft->name(), std::move(plan), in, out));
+}
+
+absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryRngBitGenerator(
+    const HloInstruction* rng) {
+  TS_ASSIGN_OR_RETURN(RngPlan plan, PlanRngBitGenerator(*rng));
+  TS_ASSIGN_OR_RETURN(BufferSlice state, executable_.assignment_->GetSlice(rng->operand(0), {}));
+  TS_ASSIGN_OR_RETURN(BufferSlice new_state, executable_.assignment_->GetSlice(rng, {0}));
+  TS_ASSIGN_OR_RETURN(BufferSlice bits, executable_.assignment_->GetSlice(rng, {1}));
+  // The generator reads the whole state before it writes the new one, so
+  // those two may share a buffer (exactly, or not at all); the bits may
+  // share none.
+  const bool state_in_place =
+      state.allocation == new_state.allocation && state.offset == new_state.offset;
+  if (bits.Overlaps(state) || bits.Overlaps(new_state) ||
+      (state.Overlaps(new_state) && !state_in_place)) {
+    return absl::UnimplementedError("rng-bit-generator's buffers overlap");
+  }
+  return std::unique_ptr<CpuThunk>(
+      std::make_unique<RngBitGeneratorThunk>(rng->name(), plan, state, new_state, bits));
 }
 
 absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryLinalg(

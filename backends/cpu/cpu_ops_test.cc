@@ -1,7 +1,8 @@
 // The CPU backend's kernels and thunks for indexing, windowed, variadic
 // and ordering ops against the reference evaluator: pad, concatenate,
 // dynamic slices, reduce-window, gather, scatter, variadic reduce, sort,
-// top-k (bit for bit with the evaluator's results, no fallback).
+// top-k, rng-bit-generator (bit for bit with the evaluator's results, no
+// fallback).
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -405,6 +406,62 @@ ENTRY main {
   Counts counts;
   CheckModule(text, std::move(arguments), &counts, LibmMath());
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
+// rng-bit-generator (rng_bit_generator_thunk.h): ThreeFry and Philox (and
+// RNG_DEFAULT, which is Philox), both state lengths, 8 to 64-bit outputs,
+// every ThreeFry layout (an even split dimension, an odd one, short and
+// long rows behind it, a scalar, an empty output), sizes split over
+// threads, and states whose counters wrap (64-bit, and 128-bit for
+// Philox): bit for bit the evaluator's bits and new states.
+TEST(CpuOpsTest, RngBitGeneratorRunsNatively) {
+  struct Generator {
+    const char* algorithm;
+    int state;  // parameter 0 (u64[2]) or 1 (u64[3])
+    const char* bits;
+  };
+  const std::vector<Generator> generators = {
+      {"rng_three_fry", 0, "u32[6,50]"},   {"rng_three_fry", 0, "u32[5,7,130]"},
+      {"rng_three_fry", 0, "u8[3,5]"},     {"rng_three_fry", 0, "u16[7,3,5]"},
+      {"rng_three_fry", 0, "u64[9]"},      {"rng_three_fry", 0, "u32[]"},
+      {"rng_three_fry", 0, "u32[0,4]"},    {"rng_three_fry", 0, "s8[2,37]"},
+      {"rng_three_fry", 0, "u32[64,520]"}, {"rng_three_fry", 0, "u16[33,1001]"},
+      {"rng_three_fry", 0, "u8[20000,3]"}, {"rng_three_fry", 0, "u64[20001]"},
+      {"rng_philox", 1, "u32[7,9]"},       {"rng_philox", 1, "u64[5]"},
+      {"rng_philox", 1, "u8[33]"},         {"rng_philox", 1, "s16[2,3]"},
+      {"rng_philox", 1, "u32[70001]"},     {"rng_philox", 1, "u64[40001]"},
+      {"rng_philox", 0, "u32[10]"},        {"rng_default", 0, "u16[5]"},
+      {"rng_three_fry", 1, "u32[4]"},
+  };
+  std::string body, root_shapes, root_operands;
+  for (size_t k = 0; k < generators.size(); ++k) {
+    const Generator& g = generators[k];
+    const char* state = g.state == 0 ? "u64[2]" : "u64[3]";
+    absl::StrAppend(&body, "  r", k, " = (", state, ", ", g.bits, ") rng-bit-generator(p", g.state,
+                    "), algorithm=", g.algorithm, "\n", "  state", k, " = ", state,
+                    " get-tuple-element(r", k, "), index=0\n", "  bits", k, " = ", g.bits,
+                    " get-tuple-element(r", k, "), index=1\n");
+    absl::StrAppend(&root_shapes, k == 0 ? "" : ", ", state, ", ", g.bits);
+    // (Not "s8": a name that spells a type does not parse.)
+    absl::StrAppend(&root_operands, k == 0 ? "" : ", ", "state", k, ", bits", k);
+  }
+  const std::string text = absl::StrCat(
+      "HloModule rngs\nENTRY main {\n  p0 = u64[2] parameter(0)\n", "  p1 = u64[3] parameter(1)\n",
+      body, "  ROOT t = (", root_shapes, ") tuple(", root_operands, ")\n}\n");
+  const std::vector<std::vector<uint64_t>> states = {
+      {0x0123456789abcdefull, 42, 7},
+      // Counters about to wrap: ThreeFry's 64 bits, Philox's 128.
+      {0xfedcba9876543210ull, ~uint64_t{0} - 20, ~uint64_t{0}},
+      {0, ~uint64_t{0} - 3, 5},
+  };
+  for (const std::vector<uint64_t>& state : states) {
+    std::vector<Literal> arguments;
+    arguments.push_back(Literal::CreateR1<uint64_t>({state[0], state[1]}));
+    arguments.push_back(Literal::CreateR1<uint64_t>(state));
+    Counts counts;
+    CheckModule(text, std::move(arguments), &counts);
+    EXPECT_EQ(counts.fallback, 0) << Fallbacks(text);
+  }
 }
 
 // fft (fft_thunk.h: Eigen, or LaneFft): FFT, IFFT, RFFT and IRFFT over 1 to 3

@@ -269,6 +269,7 @@ PROGRAMS = {
  "rbg": (lambda k: lax.rng_bit_generator(k, (4, 5), algorithm=lax.RandomAlgorithm.RNG_THREE_FRY)[1], [np.array([1, 2, 3, 4], np.uint32)]),
  "rbg_philox": (lambda k: lax.rng_bit_generator(k, (4, 5), algorithm=lax.RandomAlgorithm.RNG_PHILOX)[1], [np.array([1, 2, 3, 4], np.uint32)]),
  "rbg_default": (lambda k: lax.rng_bit_generator(k, (3, 3), dtype=jnp.uint8)[1], [np.array([5, 6, 7, 8], np.uint32)]),
+ "rbg_layouts": (lambda k: tuple(lax.rng_bit_generator(k, s, dtype=d, algorithm=a)[1] for s, d, a in [((64, 520), jnp.uint32, lax.RandomAlgorithm.RNG_THREE_FRY), ((33, 1001), jnp.uint16, lax.RandomAlgorithm.RNG_THREE_FRY), ((20000, 3), jnp.uint8, lax.RandomAlgorithm.RNG_THREE_FRY), ((7, 3, 5), jnp.uint32, lax.RandomAlgorithm.RNG_THREE_FRY), ((20001,), jnp.uint64, lax.RandomAlgorithm.RNG_THREE_FRY), ((70001,), jnp.uint32, lax.RandomAlgorithm.RNG_PHILOX), ((3, 9999), jnp.uint64, lax.RandomAlgorithm.RNG_PHILOX), ((7, 3, 5), jnp.uint8, lax.RandomAlgorithm.RNG_DEFAULT)]), [np.array([3, 4, 0xFFFFFFF0, 0xFFFFFFFF], np.uint32)]),
  "eig_vals": (lambda a: jnp.sort_complex(jnp.linalg.eigvals(a)), [f32(5, 5)]),
  "schur": (lambda a: jnp.abs(jax.scipy.linalg.schur(a)[0]).sum(), [f32(6, 6)]),
  "betainc": (lambda a, b_, x: jax.scipy.special.betainc(a, b_, x), [np.abs(f32(10)) + 0.5, np.abs(f32(10)) + 0.5, np.clip(np.abs(f32(10)), 0, 1)]),

@@ -101,6 +101,45 @@ void ParallelRows(runtime::ThreadPool* pool, int64_t n, int64_t min_block,
   pool->ParallelFor(n, pool->BlockSizeFor(n, min_block), fn);
 }
 
+// Integer types an integer convolution takes, as operands or result.
+bool IsConvInteger(PrimitiveType type) {
+  return type == S8 || type == U8 || type == S16 || type == U16 || type == S32 || type == U32;
+}
+
+// f(T{}) for the C++ type of an 8- or 16-bit IsConvInteger type.
+template <typename F>
+void WithNarrowInteger(PrimitiveType type, F&& f) {
+  switch (type) {
+    case S8: return f(int8_t{});
+    case U8: return f(uint8_t{});
+    case S16: return f(int16_t{});
+    default: return f(uint16_t{});
+  }
+}
+
+// out = in (8 or 16-bit integers of `from`) sign- or zero-extended.
+void WidenIntegers(PrimitiveType from, const void* in, int32_t* out, int64_t count,
+                   runtime::ThreadPool* pool) {
+  WithNarrowInteger(from, [&](auto zero) {
+    const auto* src = static_cast<const decltype(zero)*>(in);
+    ParallelRows(pool, count, 1 << 16, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) out[i] = src[i];
+    });
+  });
+}
+
+// out (8 or 16-bit integers of `to`) = the low bits of in.
+void NarrowIntegers(const int32_t* in, PrimitiveType to, void* out, int64_t count,
+                    runtime::ThreadPool* pool) {
+  WithNarrowInteger(to, [&](auto zero) {
+    using T = decltype(zero);
+    T* dst = static_cast<T*>(out);
+    ParallelRows(pool, count, 1 << 16, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) dst[i] = static_cast<T>(in[i]);
+    });
+  });
+}
+
 // im2col for 2-D convolutions without lhs dilation, reversal or groups (the
 // common NHWC/NCHW case): row m = (n, oh, ow), column (kh, kw, c).
 // Rows [begin, end) of the plain 2-D im2col matrix, row `begin` at `col`.
@@ -277,8 +316,8 @@ constexpr int64_t kChunkBytes = int64_t{2} << 20;
 
 // One GEMM over all rows (no groups): the rows in chunks over the pool,
 // each gathered into the thread's scratch and multiplied at once.
-template <typename T>
-absl::Status RunChunked(const ConvPlan& p, const T* in, const T* rhs, T* out,
+template <typename T, typename Out>
+absl::Status RunChunked(const ConvPlan& p, const T* in, const T* rhs, Out* out,
                         runtime::ThreadPool* pool) {
   const int64_t M = p.m(), K = p.k(), O = p.out_features;
   const int64_t threads = pool != nullptr ? pool->parallelism() : 1;
@@ -294,8 +333,8 @@ absl::Status RunChunked(const ConvPlan& p, const T* in, const T* rhs, T* out,
   absl::Status first_error;
   std::mutex error_mutex;
   auto run = [&](int64_t begin, int64_t end) {
-    T* col = Scratch<T, 1>(rows * K + (p.output_direct ? 0 : rows * O));
-    T* prod = col + rows * K;
+    T* col = Scratch<T, 1>(rows * K);
+    Out* prod = p.output_direct ? nullptr : Scratch<Out, 3>(rows * O);
     for (int64_t chunk = begin; chunk < end && !failed.load(); ++chunk) {
       const int64_t m0 = chunk * rows, m1 = std::min(M, m0 + rows);
       if (p.simple_2d) {
@@ -305,7 +344,7 @@ absl::Status RunChunked(const ConvPlan& p, const T* in, const T* rhs, T* out,
       }
       DotShape shape = p.gemm;
       shape.m = m1 - m0;
-      T* target = p.output_direct ? out + m0 * O : prod;
+      Out* target = p.output_direct ? out + m0 * O : prod;
       absl::Status status = RunDot(shape, col, rhs, target, /*pool=*/nullptr);
       if (!status.ok()) {
         std::lock_guard<std::mutex> lock(error_mutex);
@@ -323,12 +362,13 @@ absl::Status RunChunked(const ConvPlan& p, const T* in, const T* rhs, T* out,
   return first_error;
 }
 
-template <typename T>
+// Input and kernel of type T, sums and output of type Out.
+template <typename T, typename Out = T>
 absl::Status Run(const ConvPlan& p, const void* input, const void* kernel, void* output,
                  runtime::ThreadPool* pool) {
   const T* in = static_cast<const T*>(input);
   const T* ker = static_cast<const T*>(kernel);
-  T* out = static_cast<T*>(output);
+  Out* out = static_cast<Out*>(output);
   const int64_t M = p.m(), K = p.k(), O = p.out_features;
   const int64_t G = p.feature_groups;
   if (M == 0 || O == 0) return absl::OkStatus();
@@ -338,10 +378,10 @@ absl::Status Run(const ConvPlan& p, const void* input, const void* kernel, void*
   const int64_t col_rows = p.in_batch * OS;  // batch groups: all input batches
   const int64_t col_elems = chunked ? 0 : col_rows * G * K;
   const int64_t prod_elems = p.output_direct || chunked ? 0 : M * O;
-  T* scratch = Scratch<T>(std::max<int64_t>(1, packed_elems + col_elems + prod_elems));
+  T* scratch = Scratch<T>(std::max<int64_t>(1, packed_elems + col_elems));
   T* packed = scratch;
   T* col = packed + packed_elems;
-  T* prod = col + col_elems;
+  Out* prod = prod_elems > 0 ? Scratch<Out, 3>(prod_elems) : nullptr;
 
   const T* rhs = ker;
   if (p.kernel_use == ConvPlan::KernelUse::kPacked) {
@@ -355,7 +395,7 @@ absl::Status Run(const ConvPlan& p, const void* input, const void* kernel, void*
   } else {
     Im2ColGeneral<T>(p, in, col, col_rows, pool);
   }
-  T* gemm_out = p.output_direct ? out : prod;
+  Out* gemm_out = p.output_direct ? out : prod;
   absl::Status status = RunDot(p.gemm, col, rhs, gemm_out, pool);
   if (!status.ok()) return status;
   if (!p.output_direct) {
@@ -427,18 +467,22 @@ absl::StatusOr<ConvPlan> PlanConvolution(const HloInstruction& conv) {
   const PrimitiveType operand_type = in.element_type(), output_type = out.element_type();
   const bool narrow_float =
       operand_type == F16 || operand_type == BF16 || IsFloat8Type(operand_type);
+  const bool integer = IsConvInteger(operand_type) && IsConvInteger(output_type);
   if (ker.element_type() != operand_type ||
-      (output_type != operand_type && !(narrow_float && output_type == F32))) {
+      (output_type != operand_type && !(narrow_float && output_type == F32) && !integer)) {
     return Unimplemented(
         conv, absl::StrCat("mixed element types ", PrimitiveTypeName(in.element_type()), ", ",
                            PrimitiveTypeName(ker.element_type()), " -> ",
                            PrimitiveTypeName(output_type)));
   }
-  if (operand_type != F32 && operand_type != F64 && !narrow_float) {
-    return Unimplemented(
-        conv, absl::StrCat("element type ", PrimitiveTypeName(operand_type), " (floats only)"));
+  if (operand_type != F32 && operand_type != F64 && !narrow_float && !integer) {
+    return Unimplemented(conv, absl::StrCat("element type ", PrimitiveTypeName(operand_type),
+                                            " (floats and integers of 8 to 32 bits only)"));
   }
-  const PrimitiveType type = operand_type == F64 ? F64 : F32;
+  // s8 into a 32-bit result (a quantized convolution) multiplies bytes
+  // (RunDot's VNNI path); other integers are summed in s32.
+  PrimitiveType type = operand_type == F64 ? F64 : F32;
+  if (integer) type = operand_type == S8 && ByteWidth(output_type) == 4 ? S8 : S32;
   const int64_t element_bits = type == F64 ? 64 : 32;
   const Window& window = *attrs.window;
   const ConvolutionDimensionNumbers& dn = *attrs.convolution_dimension_numbers;
@@ -584,7 +628,7 @@ absl::StatusOr<ConvPlan> PlanConvolution(const HloInstruction& conv) {
   p.gemm.n = Og;
   p.gemm.rhs_transposed = p.kernel_use == ConvPlan::KernelUse::kTransposed;
   p.gemm.type = type;
-  p.gemm.output_type = type;
+  p.gemm.output_type = type == S8 ? S32 : type;
   if (groups > 1) {
     // lhs[g]: feature groups are column blocks of each im2col row; batch
     // groups are blocks of M rows.
@@ -641,6 +685,12 @@ absl::Status RunPlan(const ConvPlan& p, const void* input, const void* kernel, v
     case F64:
       status = Run<double>(p, input, kernel, output, pool);
       break;
+    case S32:
+      status = Run<int32_t>(p, input, kernel, output, pool);
+      break;
+    case S8:
+      status = Run<int8_t, int32_t>(p, input, kernel, output, pool);
+      break;
     default:
       return absl::UnimplementedError(
           absl::StrCat("convolution of ", PrimitiveTypeName(p.type)));
@@ -649,12 +699,46 @@ absl::Status RunPlan(const ConvPlan& p, const void* input, const void* kernel, v
   return status;
 }
 
+// An integer convolution as the evaluator computes it: the operands
+// converted to the result's type, products summed there with wrap-around.
+// Modulo the result's width that is the s32 GEMM's sum of the operands
+// sign- or zero-extended by their own type, so 8 and 16-bit operands are
+// extended into this thread's scratch (slot 2), and an 8 or 16-bit result
+// keeps the low bits of each s32 sum.  Operands of the plan's GEMM width
+// (32-bit, or s8 into a 32-bit result: the GEMM's byte products) and 32-bit
+// results (s32 or u32: the same bits) are used in place.
+absl::Status RunIntegerConvolution(const ConvPlan& p, const void* input, const void* kernel,
+                                   void* output, runtime::ThreadPool* pool,
+                                   const RowEpilogue* epilogue) {
+  const bool wide_operands = ByteWidth(p.operand_type) == ByteWidth(p.type);
+  const bool wide_output = ByteWidth(p.output_type) == 4;
+  int32_t* scratch = Scratch<int32_t, 2>(
+      std::max<int64_t>(1, (wide_operands ? 0 : p.in_elements + p.kernel_elements_total) +
+                               (wide_output ? 0 : p.out_elements)));
+  int32_t* next = scratch;
+  if (!wide_operands) {
+    WidenIntegers(p.operand_type, input, next, p.in_elements, pool);
+    WidenIntegers(p.operand_type, kernel, next + p.in_elements, p.kernel_elements_total, pool);
+    input = next;
+    kernel = next + p.in_elements;
+    next += p.in_elements + p.kernel_elements_total;
+  }
+  if (wide_output) return RunPlan(p, input, kernel, output, pool, epilogue);
+  TS_RETURN_IF_ERROR(RunPlan(p, input, kernel, next, pool, nullptr));
+  NarrowIntegers(next, p.output_type, output, p.out_elements, pool);
+  if (epilogue != nullptr) RunEpilogueOverBatch(*epilogue, p.batch, pool);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RunConvolution(const ConvPlan& p, const void* input, const void* kernel, void* output,
                             runtime::ThreadPool* pool, const RowEpilogue* epilogue) {
   if (p.operand_type == p.type && p.output_type == p.type) {
     return RunPlan(p, input, kernel, output, pool, epilogue);
+  }
+  if (IsConvInteger(p.type)) {
+    return RunIntegerConvolution(p, input, kernel, output, pool, epilogue);
   }
   // Narrow floats: widened into this thread's scratch (slot 2; the plan's
   // own runs use slots 0 and 1), run in f32, rounded once into the output.

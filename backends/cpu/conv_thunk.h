@@ -26,7 +26,8 @@
 // of N/B input batch rows instead of blocks of feature columns.
 //
 // PlanConvolution accepts f32 and f64 convolutions (and f16, bf16 and f8
-// ones, into their own type or f32, computed in f32) with any number of
+// ones, into their own type or f32, computed in f32; and integer ones of 8
+// to 32-bit operands and result, summed modulo 2^32 in s32) with any number of
 // spatial dimensions (0 is a plain matmul), feature_group_count or
 // batch_group_count > 1 (not both), any stride, padding (negative too),
 // lhs (base) and rhs (window) dilation and window reversal; any
@@ -65,7 +66,9 @@ struct ConvPlan {
   int64_t in_batch = 1;  // input batch
   int64_t in_features = 1, out_features = 1;
   int64_t feature_groups = 1, batch_groups = 1;
-  PrimitiveType type = F32;  // the GEMM's: of input, kernel and output as run
+  // The GEMM's: of input, kernel and output as run (S8: input and kernel,
+  // the sums and output S32).
+  PrimitiveType type = F32;
   // F16, BF16 and F8* convolutions run in f32: input and kernel (of
   // operand_type) are widened into scratch first, and a result of another
   // output_type than F32 is rounded from an f32 one, once, as the evaluator

@@ -1,7 +1,7 @@
 // PlanConvolution and RunConvolution against the reference evaluator: one-
 // convolution modules on seeded random inputs, buffers laid out as the
 // shapes' layouts say, compared within 1e-4 * (1 + |x|) for f32 and
-// 1e-10 * (1 + |x|) for f64 (reordered sums).
+// 1e-10 * (1 + |x|) for f64 (reordered sums), exactly for integers.
 #include "backends/cpu/conv_thunk.h"
 
 #include <cmath>
@@ -81,6 +81,14 @@ void CompareRun(const HloInstruction& conv, const ConvPlan& plan, const std::vec
   const Out* want = static_cast<const Out*>(expected.untyped_data());
   int failures = 0;
   ForEachElement(conv.shape(), [&](int64_t linear, int64_t offset) {
+    if constexpr (std::is_integral_v<Out>) {
+      if (failures < 5 && out[offset] != want[linear]) {
+        ++failures;
+        ADD_FAILURE() << "element " << linear << ": got " << int64_t{out[offset]} << ", evaluator "
+                      << int64_t{want[linear]};
+      }
+      return;
+    }
     const double g = static_cast<float>(out[offset]), e = static_cast<float>(want[linear]);
     if (failures < 5 && !(std::fabs(g - e) <= tolerance * (1 + std::fabs(e)))) {
       ++failures;
@@ -108,6 +116,18 @@ void CheckConv(const std::string& text, runtime::ThreadPool* pool, uint64_t seed
     shape.SetDefaultLayoutRecursively();
     auto literal = MakeRandomLiteral(shape, rng);
     ASSERT_TRUE(literal.ok()) << literal.status();
+    // Integers: spread over their range (an odd factor modulo 2^width), so
+    // 32-bit sums wrap and narrow operands have their top bit set.
+    if (IsIntegralType(shape.element_type())) {
+      const int width = ByteWidth(shape.element_type());
+      char* data = static_cast<char*>(literal->untyped_data());
+      for (int64_t e = 0; e < shape.ElementCount(); ++e) {
+        uint32_t v = 0;
+        std::memcpy(&v, data + e * width, width);
+        v *= 0x01000193u;
+        std::memcpy(data + e * width, &v, width);  // little-endian: the low bytes
+      }
+    }
     args.push_back(std::move(*literal));
   }
   auto expected = EvaluateModule(**module, args);
@@ -131,6 +151,24 @@ void CheckConv(const std::string& text, runtime::ThreadPool* pool, uint64_t seed
     CompareRun<float8_e4m3fn, float>(conv, *plan, args, *expected, pool, 1e-4);
   } else if (in_type == F8E5M2 && out_type == F8E5M2) {
     CompareRun<float8_e5m2>(conv, *plan, args, *expected, pool, std::ldexp(1.0, -2));
+  } else if (in_type == S32 && out_type == S32) {
+    CompareRun<int32_t>(conv, *plan, args, *expected, pool, 0);
+  } else if (in_type == U32 && out_type == U32) {
+    CompareRun<uint32_t>(conv, *plan, args, *expected, pool, 0);
+  } else if (in_type == S8 && out_type == S32) {
+    CompareRun<int8_t, int32_t>(conv, *plan, args, *expected, pool, 0);
+  } else if (in_type == U8 && out_type == S8) {
+    CompareRun<uint8_t, int8_t>(conv, *plan, args, *expected, pool, 0);
+  } else if (in_type == S8 && out_type == U32) {
+    CompareRun<int8_t, uint32_t>(conv, *plan, args, *expected, pool, 0);
+  } else if (in_type == S8 && out_type == S8) {
+    CompareRun<int8_t>(conv, *plan, args, *expected, pool, 0);
+  } else if (in_type == U8 && out_type == U32) {
+    CompareRun<uint8_t, uint32_t>(conv, *plan, args, *expected, pool, 0);
+  } else if (in_type == S16 && out_type == U16) {
+    CompareRun<int16_t, uint16_t>(conv, *plan, args, *expected, pool, 0);
+  } else if (in_type == S32 && out_type == S8) {
+    CompareRun<int32_t, int8_t>(conv, *plan, args, *expected, pool, 0);
   } else {
     FAIL() << "no comparison for " << PrimitiveTypeName(in_type) << " -> "
            << PrimitiveTypeName(out_type);
@@ -467,6 +505,38 @@ TEST(ConvThunkTest, NarrowFloatsRunInF32) {
                        "dim_labels=b01f_01oi->b01f"));
 }
 
+// Integer convolutions wrap as the evaluator's: the operands converted to
+// the result's type, sums modulo its width (s32 sums over the range, s8
+// and u16 results of small operands, u8 operands zero- and s8 ones
+// sign-extended), on the im2col paths (chunked, grouped, general).
+TEST(ConvThunkTest, IntegersWrapAsTheEvaluator) {
+  CheckBoth(ConvModule("s32[2,9,9,8]", "s32[3,3,8,16]", "s32[2,9,9,16]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"));
+  CheckBoth(ConvModule("s32[1,2,7,7]", "s32[3,2,3,3]", "s32[1,3,7,7]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"));
+  CheckBoth(ConvModule("u32[2,5,13]", "u32[6,5,3]", "u32[2,6,7]",
+                       "window={size=3 stride=2 pad=1_1}, dim_labels=bf0_oi0->bf0"));
+  CheckBoth(ConvModule("s8[2,9,9,8]", "s8[3,3,8,16]", "s32[2,9,9,16]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"));
+  CheckBoth(ConvModule("s8[2,8,9,9]", "s8[16,8,3,3]", "s32[2,16,9,9]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"));
+  CheckBoth(ConvModule("s8[1,7,6,4]", "s8[3,3,2,6]", "u32[1,7,6,6]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+                       "feature_group_count=2"));
+  CheckBoth(ConvModule("s8[2,9,9,8]", "s8[3,3,8,16]", "s8[2,9,9,16]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"));
+  CheckBoth(ConvModule("u8[2,6,6,8]", "u8[3,3,8,5]", "u32[2,6,6,5]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"));
+  CheckBoth(ConvModule("u8[1,7,6,4]", "u8[3,3,2,6]", "s8[1,7,6,6]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+                       "feature_group_count=2"));
+  CheckBoth(ConvModule("s16[2,4,4,8]", "s16[3,3,5,8]", "u16[2,8,8,5]",
+                       "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2 rhs_reversal=1x1}, "
+                       "dim_labels=b01f_01oi->b01f"));
+  CheckBoth(ConvModule("s32[4,6,6,3]", "s32[3,3,3,4]", "s8[2,4,4,4]",
+                       "window={size=3x3}, dim_labels=b01f_01io->b01f, batch_group_count=2"));
+}
+
 void ExpectRejected(const std::string& text, absl::string_view message) {
   SCOPED_TRACE(text);
   auto module = ParseHloModule(text);
@@ -481,9 +551,12 @@ TEST(ConvThunkTest, Rejections) {
                             "window={size=3x3}, dim_labels=b01f_01io->b01f, "
                             "feature_group_count=2, batch_group_count=2"),
                  "both feature_group_count and batch_group_count > 1");
-  ExpectRejected(ConvModule("s32[1,8,3]", "s32[3,3,4]", "s32[1,6,4]",
+  ExpectRejected(ConvModule("s64[1,8,3]", "s64[3,3,4]", "s64[1,6,4]",
                             "window={size=3}, dim_labels=b0f_0io->b0f"),
-                 "element type s32 (floats only)");
+                 "element type s64 (floats and integers of 8 to 32 bits only)");
+  ExpectRejected(ConvModule("s8[1,8,3]", "s8[3,3,4]", "f32[1,6,4]",
+                            "window={size=3}, dim_labels=b0f_0io->b0f"),
+                 "mixed element types s8, s8 -> f32");
   ExpectRejected(ConvModule("bf16[1,8,3]", "bf16[3,3,4]", "f16[1,6,4]",
                             "window={size=3}, dim_labels=b0f_0io->b0f"),
                  "mixed element types bf16, bf16 -> f16");

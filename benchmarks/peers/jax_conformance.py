@@ -366,6 +366,8 @@ PROGRAMS = {
  "conv_f16": (lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME").astype(jnp.float32), [f16(1, 4, 8, 8), f16(5, 4, 3, 3) * 0.3]),
  "conv_bf16_pref": (lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "VALID", preferred_element_type=jnp.float32), [bf(2, 3, 9, 9), bf(4, 3, 3, 3)]),
  "conv_int": (lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME"), [i32(1, 2, 7, 7), i32(3, 2, 3, 3)]),
+ "conv_int8_relu": (lambda x, w: jnp.maximum(lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"), preferred_element_type=jnp.int32), 0), [i32(2, 9, 9, 16, hi=128).astype(np.int8), i32(3, 3, 16, 8, hi=128).astype(np.int8)]),
+ "conv_int_wrap": (lambda x, w: lax.conv_general_dilated(x, w, (2, 1), "SAME", feature_group_count=2), [i32(2, 4, 9, 9, hi=1 << 30), i32(6, 2, 3, 3, hi=1 << 30)]),
  "conv_f64_depthwise": (lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME", feature_group_count=4), [f64(2, 4, 6, 6), f64(4, 1, 3, 3)]),
  "conv_lhs_dilation": (lambda x, w: lax.conv_general_dilated(x, w, (1, 1), [(2, 2), (1, 1)], lhs_dilation=(2, 3)), [f32(2, 3, 5, 6), f32(4, 3, 3, 2)]),
  "conv_1d_grad": (jax.grad(lambda w, x: jnp.sum(lax.conv_general_dilated(x, w, (2,), "SAME", rhs_dilation=(2,)) ** 2)), [f32(4, 3, 5), f32(2, 3, 31)]),

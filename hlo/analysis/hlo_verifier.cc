@@ -632,6 +632,26 @@ absl::Status VerifyHloInstruction(const HloInstruction& hlo, const HloVerifierOp
   return absl::OkStatus();
 }
 
+// Each computation's count of its callers (HloComputation::caller_count,
+// which lets the module remove computations without a scan) against the
+// calls its module's instructions make.
+absl::Status CheckCallerCounts(const std::vector<HloComputation*>& computations) {
+  absl::flat_hash_map<const HloComputation*, int64_t> calls;
+  for (const HloComputation* computation : computations) {
+    for (const HloInstruction* hlo : computation->instructions()) {
+      for (const HloComputation* callee : hlo->called_computations()) ++calls[callee];
+    }
+  }
+  for (const HloComputation* computation : computations) {
+    const int64_t actual = calls.contains(computation) ? calls.at(computation) : 0;
+    if (computation->caller_count() != actual) {
+      return Malformed("computation ", computation->name(), " counts ", computation->caller_count(),
+                       " calls to it, but the module makes ", actual);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status VerifyHloModule(const HloModule& module, const HloVerifierOptions& options) {
   const std::vector<HloComputation*> computations = module.computations();
   absl::flat_hash_set<const HloComputation*> known;
@@ -660,6 +680,7 @@ absl::Status VerifyHloModule(const HloModule& module, const HloVerifierOptions& 
     TS_RETURN_IF_ERROR(InComputation(*computation, CheckComputationStructure(*computation, known)));
   }
   TS_RETURN_IF_ERROR(CheckNoRecursion(computations));
+  TS_RETURN_IF_ERROR(CheckCallerCounts(computations));
   for (const HloComputation* computation : computations) {
     for (const HloInstruction* hlo : computation->instructions()) {
       TS_RETURN_IF_ERROR(InComputation(*computation, VerifyHloInstruction(*hlo, options)));

@@ -28,6 +28,8 @@ HloComputation::~HloComputation() {
 HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> instruction) {
   HloInstruction* raw = instruction.get();
   raw->set_parent(this);
+  // Counted before the module registers it, which may rename it.
+  CountName(raw->name(), 1);
   if (raw->opcode() == HloOpcode::kParameter) {
     const int64_t number = raw->parameter_number();
     if (number >= 0 && number < (1 << 20)) {
@@ -49,10 +51,22 @@ std::vector<HloInstruction*> HloComputation::instructions() const {
 
 bool HloComputation::HasOtherInstructionNamed(absl::string_view name,
                                               const HloInstruction* except) const {
-  for (const auto& instruction : instructions_) {
-    if (instruction.get() != except && instruction->name() == name) return true;
-  }
-  return false;
+  auto it = name_counts_.find(name);
+  if (it == name_counts_.end()) return false;
+  const bool except_counted =
+      except != nullptr && except->parent() == this && except->name() == name;
+  return it->second > (except_counted ? 1 : 0);
+}
+
+void HloComputation::CountName(const std::string& name, int64_t delta) {
+  auto it = name_counts_.try_emplace(name, 0).first;
+  it->second += delta;
+  if (it->second == 0) name_counts_.erase(it);
+}
+
+void HloComputation::NoteRename(const std::string& old_name, const std::string& new_name) {
+  CountName(old_name, -1);
+  CountName(new_name, 1);
 }
 
 absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
@@ -77,6 +91,12 @@ absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
   }
   instruction->DetachFromOperands();
   instruction->DropAllControlDeps();
+  CountName(instruction->name(), -1);
+  if (parent_ != nullptr) {
+    for (HloComputation* callee : instruction->called_computations()) {
+      if (callee != nullptr) --callee->caller_count_;
+    }
+  }
   instructions_.erase(it->second);
   positions_.erase(it);
   return absl::OkStatus();

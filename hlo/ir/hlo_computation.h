@@ -76,8 +76,8 @@ class HloComputation {
   int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }
   // Instructions in the order they were added.
   std::vector<HloInstruction*> instructions() const;
-  // Whether an instruction other than `except` is named `name` (a scan,
-  // without copying the instruction list).
+  // Whether an instruction other than `except` is named `name` (a lookup
+  // in the computation's count of names).
   bool HasOtherInstructionNamed(absl::string_view name, const HloInstruction* except) const;
   bool Contains(const HloInstruction* instruction) const {
     return positions_.contains(instruction);
@@ -95,7 +95,21 @@ class HloComputation {
   const std::string& execution_thread() const { return execution_thread_; }
   void SetExecutionThread(std::string thread) { execution_thread_ = std::move(thread); }
 
+  // How many calls the instructions of module computations make to this
+  // one (an instruction that calls it twice counts twice); 0 until one
+  // does.  Kept as instructions join and leave the module's computations
+  // and change what they call, so that removing a computation need not
+  // scan the module for callers (fusion removes one per fusion step).
+  int64_t caller_count() const { return caller_count_; }
+
  private:
+  friend class HloInstruction;  // renames, and changes of what it calls
+  friend class HloModule;       // caller counts as instructions come and go
+
+  // `instruction`, of this computation, was renamed.
+  void NoteRename(const std::string& old_name, const std::string& new_name);
+  void CountName(const std::string& name, int64_t delta);
+
   std::string name_;
   int64_t unique_id_ = -1;
   HloModule* parent_ = nullptr;
@@ -106,6 +120,9 @@ class HloComputation {
   HloInstruction* root_ = nullptr;
   bool is_fusion_computation_ = false;
   std::string execution_thread_;
+  // How many instructions have each name (normally one).
+  absl::flat_hash_map<std::string, int64_t> name_counts_;
+  int64_t caller_count_ = 0;
 };
 
 }  // namespace tessera

@@ -282,12 +282,34 @@ void HloInstruction::DropAllControlDeps() {
   control_successors_.clear();
 }
 
+void HloInstruction::SetName(std::string name) {
+  if (parent_ != nullptr) parent_->NoteRename(name_, name);
+  name_ = std::move(name);
+}
+
+bool HloInstruction::InModule() const { return parent_ != nullptr && parent_->parent() != nullptr; }
+
 void HloInstruction::AppendCalledComputation(HloComputation* computation) {
   called_computations_.push_back(computation);
+  if (InModule() && computation != nullptr) ++computation->caller_count_;
 }
 
 void HloInstruction::ReplaceCalledComputation(int64_t index, HloComputation* computation) {
-  called_computations_.at(index) = computation;
+  HloComputation*& slot = called_computations_.at(index);
+  if (InModule()) {
+    if (slot != nullptr) --slot->caller_count_;
+    if (computation != nullptr) ++computation->caller_count_;
+  }
+  slot = computation;
+}
+
+void HloInstruction::ClearCalledComputations() {
+  if (InModule()) {
+    for (HloComputation* callee : called_computations_) {
+      if (callee != nullptr) --callee->caller_count_;
+    }
+  }
+  called_computations_.clear();
 }
 
 HloComputation* HloInstruction::to_apply() const {

@@ -165,7 +165,7 @@ class HloInstruction {
   HloOpcode opcode() const { return opcode_; }
   const std::string& name() const { return name_; }
   // Names are made unique by the module when the instruction is added.
-  void SetName(std::string name) { name_ = std::move(name); }
+  void SetName(std::string name);
   int64_t unique_id() const { return unique_id_; }
   void SetUniqueId(int64_t id) { unique_id_ = id; }
 
@@ -213,7 +213,7 @@ class HloInstruction {
   }
   void AppendCalledComputation(HloComputation* computation);
   void ReplaceCalledComputation(int64_t index, HloComputation* computation);
-  void ClearCalledComputations() { called_computations_.clear(); }
+  void ClearCalledComputations();
   HloComputation* to_apply() const;
   HloComputation* while_condition() const { return called_computations_.at(0); }
   HloComputation* while_body() const { return called_computations_.at(1); }
@@ -221,6 +221,9 @@ class HloInstruction {
 
   // The computation that owns this instruction.
   HloComputation* parent() const { return parent_; }
+  // Whether its parent computation belongs to a module (whose computations
+  // count their callers: HloComputation::caller_count).
+  bool InModule() const;
   void set_parent(HloComputation* parent) { parent_ = parent; }
 
   // Attributes.

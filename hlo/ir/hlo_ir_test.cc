@@ -1,6 +1,7 @@
 // Tests of the IR's mutation API: operands and users stay consistent,
 // names and ids are unique, post-orders respect operands and control edges.
 #include <memory>
+#include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -165,6 +166,79 @@ TEST(HloModuleTest, ComputationPostOrderPutsCalleesFirst) {
   EXPECT_THAT(module->MakeComputationPostOrder(), ElementsAre(sum, entry_ptr));
   EXPECT_THAT(module->RemoveComputation(sum).message(), HasSubstr("is called by %reduce"));
   EXPECT_EQ(module->GetComputationWithName("sum"), sum);
+}
+
+// A computation of one negate, to be called.
+std::unique_ptr<HloComputation> NegateComputation(const std::string& name) {
+  auto computation = std::make_unique<HloComputation>(name);
+  HloInstruction* x = computation->AddInstruction(HloInstruction::CreateParameter(0, kF32x4, "x"));
+  computation->set_root_instruction(
+      computation->AddInstruction(HloInstruction::CreateUnary(kF32x4, HloOpcode::kNegate, x)));
+  return computation;
+}
+
+// caller_count follows every way a call comes and goes: instructions added
+// and removed, calls appended, replaced and cleared, computations joining
+// the module with their calls and leaving it; calls made outside a module
+// do not count.  Removal trusts it: a computation called only from others
+// removed with it goes, one called from outside the set does not.
+TEST(HloModuleTest, ComputationsCountTheirCallers) {
+  SmallModule m;
+  HloComputation* f = m.module->AddEmbeddedComputation(NegateComputation("f"));
+  HloComputation* g = m.module->AddEmbeddedComputation(NegateComputation("g"));
+  EXPECT_EQ(f->caller_count(), 0);
+  HloInstruction* call = m.entry->AddInstruction(HloInstruction::CreateCall(kF32x4, {m.p0}, f));
+  EXPECT_EQ(f->caller_count(), 1);
+  call->AppendCalledComputation(f);  // twice: counts twice
+  EXPECT_EQ(f->caller_count(), 2);
+  call->ReplaceCalledComputation(1, g);
+  EXPECT_EQ(f->caller_count(), 1);
+  EXPECT_EQ(g->caller_count(), 1);
+  call->ClearCalledComputations();
+  EXPECT_EQ(f->caller_count(), 0);
+  EXPECT_EQ(g->caller_count(), 0);
+  call->AppendCalledComputation(g);
+  EXPECT_EQ(g->caller_count(), 1);
+  EXPECT_THAT(m.module->RemoveComputation(g).message(), HasSubstr("is called by %call"));
+  ASSERT_TRUE(m.entry->RemoveInstruction(call).ok());
+  EXPECT_EQ(g->caller_count(), 0);
+
+  // Built outside the module, a caller counts once its computation joins.
+  auto outer = std::make_unique<HloComputation>("outer");
+  HloInstruction* x = outer->AddInstruction(HloInstruction::CreateParameter(0, kF32x4, "x"));
+  outer->set_root_instruction(outer->AddInstruction(HloInstruction::CreateCall(kF32x4, {x}, g)));
+  EXPECT_EQ(g->caller_count(), 0);
+  HloComputation* outer_ptr = m.module->AddEmbeddedComputation(std::move(outer));
+  EXPECT_EQ(g->caller_count(), 1);
+  // g is called from outer: it cannot go alone, but both can.
+  EXPECT_THAT(m.module->RemoveComputation(g).message(), HasSubstr("is called by %call"));
+  EXPECT_TRUE(m.module->RemoveComputations({g, outer_ptr}).ok());
+  EXPECT_EQ(m.module->GetComputationWithName("g"), nullptr);
+  EXPECT_TRUE(m.module->RemoveComputation(f).ok());
+}
+
+// Name clashes within a computation are found from its count of names,
+// which follows renames and removals.
+TEST(HloComputationTest, NamesAreCountedThroughRenamesAndRemovals) {
+  SmallModule m;
+  EXPECT_TRUE(m.entry->HasOtherInstructionNamed("add", nullptr));
+  EXPECT_FALSE(m.entry->HasOtherInstructionNamed("add", m.add));
+  m.add->SetName("sum");
+  EXPECT_FALSE(m.entry->HasOtherInstructionNamed("add", nullptr));
+  EXPECT_TRUE(m.entry->HasOtherInstructionNamed("sum", nullptr));
+  // A new "sum" is renamed by the module, since the name is taken here.
+  HloInstruction* again =
+      m.entry->AddInstruction(HloInstruction::CreateBinary(kF32x4, HloOpcode::kAdd, m.p0, m.p0));
+  again->SetName("sum");
+  EXPECT_TRUE(m.entry->HasOtherInstructionNamed("sum", m.add));
+  ASSERT_TRUE(m.entry->RemoveInstruction(again).ok());
+  EXPECT_FALSE(m.entry->HasOtherInstructionNamed("sum", m.add));
+  // Renamed after joining to a name another instruction has: a clash.
+  HloInstruction* twin =
+      m.entry->AddInstruction(HloInstruction::CreateUnary(kF32x4, HloOpcode::kNegate, m.p0));
+  twin->SetName(m.neg->name());
+  EXPECT_TRUE(m.entry->HasOtherInstructionNamed(m.neg->name(), twin));
+  EXPECT_TRUE(m.entry->HasOtherInstructionNamed(m.neg->name(), m.neg));
 }
 
 TEST(HloComputationTest, ProgramShapeListsParametersInOrder) {

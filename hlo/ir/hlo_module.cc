@@ -73,8 +73,23 @@ absl::Status HloModule::RemoveComputations(absl::Span<HloComputation* const> doo
           absl::StrCat("cannot remove the entry computation ", computation->name()));
     }
   }
-  // One scan for the whole set: nothing that stays may call what goes.
+  // Nothing that stays may call what goes: each doomed computation's
+  // callers must all be among the doomed.  The counts say so without a
+  // scan; where they do not, the scan names the caller.
+  absl::flat_hash_map<const HloComputation*, int64_t> calls_among_doomed;
+  for (const HloComputation* computation : doomed) {
+    for (const HloInstruction* instruction : computation->instructions()) {
+      for (const HloComputation* callee : instruction->called_computations()) {
+        if (removing.contains(callee)) ++calls_among_doomed[callee];
+      }
+    }
+  }
+  bool may_be_called = false;
+  for (const HloComputation* computation : doomed) {
+    may_be_called |= computation->caller_count() > calls_among_doomed[computation];
+  }
   for (const auto& other : computations_) {
+    if (!may_be_called) break;
     if (removing.contains(other.get())) continue;
     for (const HloInstruction* instruction : other->instructions()) {
       for (const HloComputation* callee : instruction->called_computations()) {
@@ -94,6 +109,12 @@ absl::Status HloModule::RemoveComputations(absl::Span<HloComputation* const> doo
   for (const HloComputation* computation : doomed) {
     computation_names_.erase(computation->name());
     if (schedule_) schedule_->RemoveSequence(computation);
+    // Their instructions' calls go with them.
+    for (const HloInstruction* instruction : computation->instructions()) {
+      for (HloComputation* callee : instruction->called_computations()) {
+        if (callee != nullptr) --callee->caller_count_;
+      }
+    }
   }
   std::erase_if(computations_, [&](const std::unique_ptr<HloComputation>& computation) {
     return removing.contains(computation.get());
@@ -177,6 +198,9 @@ std::string HloModule::UniqueComputationName(absl::string_view base) {
 
 void HloModule::RegisterInstruction(HloInstruction* instruction) {
   instruction->SetUniqueId(NewUniqueInstructionId());
+  for (HloComputation* callee : instruction->called_computations()) {
+    if (callee != nullptr) ++callee->caller_count_;
+  }
   // Names need only be unique within a computation (XLA text may reuse
   // "p0" in several); a clash inside the same computation gets a fresh name.
   // A name the module has not seen cannot clash, which spares the scan of

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -106,6 +107,48 @@ std::vector<bool> ParametersRead(const HloComputation& fused, const HloInstructi
   return read;
 }
 
+}  // namespace
+
+// Which outputs of a multi-output fusion read which of its operands, and
+// which orders their sharings would impose (see SharingCouldCycle).
+struct FusionSharingGraph {
+  // reads[j][p]: output j reads fused parameter p.
+  std::vector<std::vector<bool>> reads;
+  // after[i]: (j, p) where output i would have to run after output j if it
+  // took operand p, for every operand i could take; built when first
+  // needed (most queries stop at the readers).
+  bool has_after = false;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> after;
+};
+
+namespace {
+
+FusionSharingGraph SharingGraphOf(const HloInstruction& fusion) {
+  const HloComputation* fused = fusion.fused_computation();
+  const HloInstruction* root = fused->root_instruction();
+  FusionSharingGraph graph;
+  graph.reads.resize(root->operand_count());
+  for (int64_t j = 0; j < root->operand_count(); ++j) {
+    graph.reads[j] = ParametersRead(*fused, root->operand(j));
+  }
+  return graph;
+}
+
+void AddOrders(const HloInstruction& fusion, FusionSharingGraph* graph) {
+  if (graph->has_after) return;
+  const int64_t n = static_cast<int64_t>(graph->reads.size());
+  graph->after.assign(n, {});
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t p = 0; p < fusion.fused_computation()->num_parameters(); ++p) {
+      if (!OutputCanShare(fusion, p, {}, {i})) continue;
+      for (int64_t j = 0; j < n; ++j) {
+        if (j != i && graph->reads[j][p]) graph->after[i].push_back({j, p});
+      }
+    }
+  }
+  graph->has_after = true;
+}
+
 // A backend computes a multi-output fusion's outputs one after another, so
 // an output that writes over an operand must run after every other output
 // that reads it.  Output i sharing operand k read by output j puts i after
@@ -116,28 +159,17 @@ std::vector<bool> ParametersRead(const HloComputation& fused, const HloInstructi
 // choices are not known here), so that none of the cycle's sharings is
 // made: an operand shared with an output that no other output reads (an
 // optimizer's in-place update) is never refused.
-bool SharingCouldCycle(const HloInstruction& fusion, int64_t k, int64_t out) {
-  const HloComputation* fused = fusion.fused_computation();
-  const HloInstruction* root = fused->root_instruction();
-  const int64_t n = root->operand_count();
-  std::vector<std::vector<bool>> reads(n);
-  for (int64_t j = 0; j < n; ++j) reads[j] = ParametersRead(*fused, root->operand(j));
+bool SharingCouldCycle(const HloInstruction& fusion, FusionSharingGraph* graph, int64_t k,
+                       int64_t out) {
+  const std::vector<std::vector<bool>>& reads = graph->reads;
+  const int64_t n = static_cast<int64_t>(reads.size());
   // Most operands (all of a horizontal fusion's) have one reader: no order
   // to keep, and the graph below is not needed.
   bool contested = false;
   for (int64_t j = 0; j < n; ++j) contested |= j != out && reads[j][k];
   if (!contested) return false;
-  // after[i]: (j, p) where i would have to run after j if it took operand
-  // p, for every operand i could take.
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> after(n);
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t p = 0; p < fused->num_parameters(); ++p) {
-      if (!OutputCanShare(fusion, p, {}, {i})) continue;
-      for (int64_t j = 0; j < n; ++j) {
-        if (j != i && reads[j][p]) after[i].push_back({j, p});
-      }
-    }
-  }
+  AddOrders(fusion, graph);
+  const auto& after = graph->after;
   // A cycle through out -> j (j reads k) exists if j reaches out by
   // sharings of other operands (one buffer goes to one output: two outputs
   // reading the one operand k that either could take form no cycle).
@@ -161,11 +193,47 @@ bool SharingCouldCycle(const HloInstruction& fusion, int64_t k, int64_t out) {
   return false;
 }
 
+// `graph_of(fusion)`: the fusion's sharing graph, built once per fusion by
+// a caller that asks many times.
 bool FusionCanShare(const HloInstruction& fusion, int64_t operand_number,
-                    const ShapeIndex& operand_index, const ShapeIndex& user_index) {
+                    const ShapeIndex& operand_index, const ShapeIndex& user_index,
+                    absl::FunctionRef<FusionSharingGraph*(const HloInstruction&)> graph_of) {
   if (!OutputCanShare(fusion, operand_number, operand_index, user_index)) return false;
   if (user_index.empty()) return true;  // one output
-  return !SharingCouldCycle(fusion, operand_number, user_index[0]);
+  return !SharingCouldCycle(fusion, graph_of(fusion), operand_number, user_index[0]);
+}
+
+bool CanShare(const HloInstruction& user, int64_t operand_number, const ShapeIndex& operand_index,
+              const ShapeIndex& user_index,
+              absl::FunctionRef<FusionSharingGraph*(const HloInstruction&)> graph_of) {
+  if (operand_number < 0 || operand_number >= user.operand_count()) return false;
+  const Shape* operand_shape = user.operand(operand_number)->shape().Subshape(operand_index);
+  const Shape* user_shape = user.shape().Subshape(user_index);
+  if (operand_shape == nullptr || user_shape == nullptr) return false;
+  switch (user.opcode()) {
+    // An update in place keeps the operand's bytes where they are: only an
+    // operand stored as the result is may be updated.
+    case HloOpcode::kDynamicUpdateSlice:
+      return operand_number == 0 && operand_index.empty() && user_index.empty() &&
+             SamePhysicalArray(*operand_shape, *user_shape);
+    case HloOpcode::kScatter: {
+      const int64_t n = (user.operand_count() - 1) / 2;
+      if (operand_number >= n || !operand_index.empty()) return false;
+      const bool position = n == 1 ? user_index.empty() : user_index == ShapeIndex{operand_number};
+      return position && SamePhysicalArray(*operand_shape, *user_shape);
+    }
+    case HloOpcode::kWhile:
+      return operand_number == 0 && operand_index == user_index && operand_shape->IsArray();
+    case HloOpcode::kFusion:
+      return FusionCanShare(user, operand_number, operand_index, user_index, graph_of);
+    default:
+      break;
+  }
+  if (user.IsElementwise()) {
+    return operand_index.empty() && user_index.empty() &&
+           SamePhysicalArray(*operand_shape, *user_shape);
+  }
+  return false;
 }
 
 }  // namespace
@@ -212,35 +280,30 @@ bool IsForwardingInstruction(const HloInstruction& instruction) {
 
 bool CanShareOperandBufferWithUser(const HloInstruction& user, int64_t operand_number,
                                    const ShapeIndex& operand_index, const ShapeIndex& user_index) {
-  if (operand_number < 0 || operand_number >= user.operand_count()) return false;
-  const Shape* operand_shape = user.operand(operand_number)->shape().Subshape(operand_index);
-  const Shape* user_shape = user.shape().Subshape(user_index);
-  if (operand_shape == nullptr || user_shape == nullptr) return false;
-  switch (user.opcode()) {
-    // An update in place keeps the operand's bytes where they are: only an
-    // operand stored as the result is may be updated.
-    case HloOpcode::kDynamicUpdateSlice:
-      return operand_number == 0 && operand_index.empty() && user_index.empty() &&
-             SamePhysicalArray(*operand_shape, *user_shape);
-    case HloOpcode::kScatter: {
-      const int64_t n = (user.operand_count() - 1) / 2;
-      if (operand_number >= n || !operand_index.empty()) return false;
-      const bool position =
-          n == 1 ? user_index.empty() : user_index == ShapeIndex{operand_number};
-      return position && SamePhysicalArray(*operand_shape, *user_shape);
-    }
-    case HloOpcode::kWhile:
-      return operand_number == 0 && operand_index == user_index && operand_shape->IsArray();
-    case HloOpcode::kFusion:
-      return FusionCanShare(user, operand_number, operand_index, user_index);
-    default:
-      break;
-  }
-  if (user.IsElementwise()) {
-    return operand_index.empty() && user_index.empty() &&
-           SamePhysicalArray(*operand_shape, *user_shape);
-  }
-  return false;
+  FusionSharingGraph graph;
+  bool built = false;
+  return CanShare(user, operand_number, operand_index, user_index,
+                  [&](const HloInstruction& fusion) {
+                    if (!built) graph = SharingGraphOf(fusion), built = true;
+                    return &graph;
+                  });
+}
+
+HloDataflowAnalysis::HloDataflowAnalysis(const HloModule& module) : module_(module) {}
+HloDataflowAnalysis::~HloDataflowAnalysis() = default;
+
+bool HloDataflowAnalysis::CanShareOperandBuffer(const HloInstruction& user, int64_t operand_number,
+                                                const ShapeIndex& operand_index,
+                                                const ShapeIndex& user_index) const {
+  absl::MutexLock lock(&sharing_graphs_mutex_);
+  return CanShare(user, operand_number, operand_index, user_index,
+                  [&](const HloInstruction& fusion) {
+                    std::unique_ptr<FusionSharingGraph>& graph = sharing_graphs_[&fusion];
+                    if (graph == nullptr) {
+                      graph = std::make_unique<FusionSharingGraph>(SharingGraphOf(fusion));
+                    }
+                    return graph.get();
+                  });
 }
 
 absl::StatusOr<std::unique_ptr<HloDataflowAnalysis>> HloDataflowAnalysis::Run(

@@ -41,6 +41,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "hlo/ir/hlo_computation.h"
 #include "hlo/ir/hlo_instruction.h"
 #include "hlo/ir/hlo_module.h"
@@ -110,6 +111,8 @@ struct HloLeafValue {
   const HloValue* value = nullptr;
 };
 
+struct FusionSharingGraph;  // hlo_dataflow_analysis.cc
+
 class HloDataflowAnalysis {
  public:
   // How a non-fusion computation is called.
@@ -121,6 +124,15 @@ class HloDataflowAnalysis {
   };
 
   static absl::StatusOr<std::unique_ptr<HloDataflowAnalysis>> Run(const HloModule& module);
+  ~HloDataflowAnalysis();
+
+  // CanShareOperandBufferWithUser (below) for this analysis's module, which
+  // must not change meanwhile: a multi-output fusion's sharing graph (which
+  // outputs read which operands) is built once per fusion, not once per
+  // query, which made asking about every operand and output of a big
+  // horizontal fusion quadratic in both.  Thread-safe.
+  bool CanShareOperandBuffer(const HloInstruction& user, int64_t operand_number,
+                             const ShapeIndex& operand_index, const ShapeIndex& user_index) const;
 
   const HloModule& module() const { return module_; }
 
@@ -166,7 +178,7 @@ class HloDataflowAnalysis {
   std::string ToString() const;
 
  private:
-  explicit HloDataflowAnalysis(const HloModule& module) : module_(module) {}
+  explicit HloDataflowAnalysis(const HloModule& module);
   void ComputeContexts();
   // Analyses `computation`; `parameter_leaves` (one list per parameter) is
   // what its parameters forward, or null when they define values.
@@ -188,6 +200,9 @@ class HloDataflowAnalysis {
   std::vector<const HloComputation*> sequential_computations_;
   std::vector<const HloComputation*> unflattened_callees_;
   absl::flat_hash_map<const HloComputation*, bool> analyzed_;
+  mutable absl::Mutex sharing_graphs_mutex_;
+  mutable absl::flat_hash_map<const HloInstruction*, std::unique_ptr<FusionSharingGraph>>
+      sharing_graphs_;
 };
 
 // Whether `user` may write its output leaf `user_index` over the storage of

@@ -266,6 +266,20 @@ ENTRY main {
   EXPECT_TRUE(CanShareOperandBufferWithUser(*I("u"), 0, {}, {0}));
   EXPECT_TRUE(CanShareOperandBufferWithUser(*I("u"), 1, {}, {1}));
   EXPECT_TRUE(CanShareOperandBufferWithUser(*I("u"), 2, {}, {2}));
+  // The analysis's answers (one sharing graph per fusion, kept across
+  // queries) are the same for every operand and output, asked twice.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const char* name : {"r", "u"}) {
+      const HloInstruction& fusion = *I(name);
+      for (int64_t k = 0; k < fusion.operand_count(); ++k) {
+        for (int64_t out = 0; out < fusion.shape().tuple_size(); ++out) {
+          EXPECT_EQ(dataflow_->CanShareOperandBuffer(fusion, k, {}, {out}),
+                    CanShareOperandBufferWithUser(fusion, k, {}, {out}))
+              << name << " operand " << k << " output " << out;
+        }
+      }
+    }
+  }
 }
 
 TEST_F(DataflowTest, SharedAndReducerComputationsAreIsolated) {

@@ -382,8 +382,8 @@ class BufferAssigner {
           for (const HloLeafValue& leaf : dataflow_->GetLeafValues(instruction->operand(k))) {
             const int64_t operand_buffer = Find(leaf.value->id());
             if (operand_buffer == Find(value->id())) continue;
-            if (!CanShareOperandBufferWithUser(*instruction, k, leaf.index,
-                                               value->defining_index())) {
+            if (!dataflow_->CanShareOperandBuffer(*instruction, k, leaf.index,
+                                                  value->defining_index())) {
               continue;
             }
             if (!EveryReadInPlace(instruction, operand_buffer, value->defining_index())) continue;
@@ -405,7 +405,7 @@ class BufferAssigner {
     for (int64_t k = 0; k < instruction->operand_count(); ++k) {
       for (const HloLeafValue& leaf : dataflow_->GetLeafValues(instruction->operand(k))) {
         if (Find(leaf.value->id()) != buffer) continue;
-        if (!CanShareOperandBufferWithUser(*instruction, k, leaf.index, output_index)) {
+        if (!dataflow_->CanShareOperandBuffer(*instruction, k, leaf.index, output_index)) {
           return false;
         }
       }

@@ -141,8 +141,8 @@ bool BufferLiveness::DefinedInPlaceOf(const HloValue& b, const HloValue& a) cons
   bool reads = false;
   for (const HloUse& use : a.uses()) {
     if (use.instruction != definer) continue;
-    if (!CanShareOperandBufferWithUser(*definer, use.operand_number, use.operand_index,
-                                       b.defining_index())) {
+    if (!dataflow_.CanShareOperandBuffer(*definer, use.operand_number, use.operand_index,
+                                         b.defining_index())) {
       return false;
     }
     reads = true;

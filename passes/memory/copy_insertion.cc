@@ -354,8 +354,8 @@ class Copier {
         for (const HloUse& use : state->uses()) {
           if (dataflow.LiftToComputation(use.instruction, body) != maker) continue;
           keep &= use.instruction == maker &&
-                  CanShareOperandBufferWithUser(*maker, use.operand_number, use.operand_index,
-                                                next.defining_index());
+                  dataflow.CanShareOperandBuffer(*maker, use.operand_number, use.operand_index,
+                                                 next.defining_index());
         }
       }
       // The new state's own storage group (a nested loop's state, a nested

@@ -248,6 +248,21 @@ absl::flat_hash_set<const HloComputation*> SugaredComputations(const HloModule* 
   return sugared;
 }
 
+// SugaredComputations for printing `computation` (or one of its
+// instructions) alone: only its own async starts can print sugared, so the
+// module is scanned only when it has one (printing every fused computation
+// of a big module, one scan each, was quadratic).
+absl::flat_hash_set<const HloComputation*> SugaredComputationsFor(const HloComputation* computation,
+                                                                  const HloPrintOptions& options) {
+  if (computation == nullptr || !options.syntax_sugar_async_ops) return {};
+  for (const HloInstruction* instruction : computation->instructions()) {
+    if (instruction->opcode() == HloOpcode::kAsyncStart) {
+      return SugaredComputations(computation->parent(), options);
+    }
+  }
+  return {};
+}
+
 // The op an async instruction stands for when it prints with the sugar.
 const HloInstruction* SugaredWrappedOp(const HloInstruction& instruction, const Context& context) {
   if (!context.options.syntax_sugar_async_ops) return nullptr;
@@ -580,7 +595,7 @@ std::string PrintHloComputation(const HloComputation& computation) {
 }
 
 std::string PrintHloComputation(const HloComputation& computation, const HloPrintOptions& options) {
-  Context context{options, SugaredComputations(ModuleOf(&computation), options)};
+  Context context{options, SugaredComputationsFor(&computation, options)};
   return ComputationText(computation, context);
 }
 
@@ -589,7 +604,7 @@ std::string PrintHloInstruction(const HloInstruction& instruction) {
 }
 
 std::string PrintHloInstruction(const HloInstruction& instruction, const HloPrintOptions& options) {
-  Context context{options, SugaredComputations(ModuleOf(instruction.parent()), options)};
+  Context context{options, SugaredComputationsFor(instruction.parent(), options)};
   return InstructionText(instruction, context);
 }
 

@@ -618,8 +618,13 @@ absl::StatusOr<HloInstruction*> FuseProducerIntoConsumer(HloInstruction* produce
   for (const HloInstruction* user : producer->users()) producer_has_other_users |= user != consumer;
   if (duplicate || !producer_has_other_users) options.inherit_names = consumer;
   // Without duplication, other users make the producer an extra output,
-  // which can close a cycle through them; with it, no path can.
-  options.check_cycles = !duplicate;
+  // which can close a cycle through them; with it, no path can.  Nor can
+  // one without other users or control successors: a path out of the pair
+  // and back would have to leave the producer by another edge (leaving the
+  // consumer, it could not come back to either in a DAG).  The walk costs
+  // the rest of the graph, per fusion.
+  options.check_cycles =
+      !duplicate && (producer_has_other_users || !producer->control_successors().empty());
   return FuseInstructions(consumer->parent(), {producer, consumer}, options);
 }
 

@@ -9,7 +9,10 @@
 //     divide) fuses into one consumer and becomes an extra output, which the
 //     other users read through get-tuple-element.
 // Never creates a cycle: a candidate pair connected by a path through other
-// instructions is refused (reachability is rebuilt after each fusion).
+// instructions is refused.  Fusions are made in post-order sweeps, with
+// reachability built once per sweep (producer-consumer sweeps until none
+// fuses, then a sibling sweep, and again): rebuilding it and revisiting
+// every candidate after each fusion was quadratic in a big module.
 #ifndef TESSERA_PASSES_FUSION_MULTI_OUTPUT_FUSION_H_
 #define TESSERA_PASSES_FUSION_MULTI_OUTPUT_FUSION_H_
 

@@ -88,6 +88,40 @@ ENTRY e {
   EXPECT_TRUE(Explained(explanations, true, "siblings read %x")) << ExplainFusion(explanations);
 }
 
+// A chain of 16 layer-norm statistics, each block reading the last one's
+// results: every pair of siblings merges, whatever the sweep a fusion
+// falls in (each fusion makes new instructions that the next block's
+// candidates depend on), and the results stay the evaluator's.  (Deeper
+// chains stop merging at 21 blocks, before and after the sweeps: vertical
+// fusion duplicates each block's chain into the next reductions until
+// max_fused_instructions.)
+TEST(MultiOutputFusionTest, EverySiblingPairOfALongChainMerges) {
+  constexpr int kBlocks = 16;
+  std::string entry = "ENTRY e {\n  x0 = f32[8,128] parameter(0)\n  zero = f32[] constant(0)\n";
+  for (int i = 0; i < kBlocks; ++i) {
+    absl::StrAppend(
+        &entry, "  tot", i, " = f32[8] reduce(x", i, ", zero), dimensions={1}, to_apply=sum\n",
+        "  sq", i, " = f32[8,128] multiply(x", i, ", x", i, ")\n", "  totsq", i,
+        " = f32[8] reduce(sq", i, ", zero), dimensions={1}, to_apply=sum\n", "  d", i,
+        " = f32[8] subtract(totsq", i, ", tot", i, ")\n", "  b", i, " = f32[8,128] broadcast(d", i,
+        "), dimensions={0}\n", "  x", i + 1, " = f32[8,128] add(x", i, ", b", i, ")\n");
+  }
+  absl::StrAppend(&entry, "  ROOT r = f32[8,128] tanh(x", kBlocks, ")\n}\n");
+  auto module = ParseWithReducers(entry);
+  ASSERT_NE(module, nullptr);
+  EXPECT_TRUE(FuseBoth(*module, nullptr, NoRowFusion()));
+  int64_t two_output_reductions = 0;
+  for (const HloInstruction* fusion : Fusions(*module->entry_computation())) {
+    const HloInstruction* root = fusion->fused_computation()->root_instruction();
+    int64_t reduces = 0;
+    for (const HloInstruction* h : fusion->fused_computation()->instructions()) {
+      reduces += h->opcode() == HloOpcode::kReduce;
+    }
+    two_output_reductions += root->opcode() == HloOpcode::kTuple && reduces == 2;
+  }
+  EXPECT_EQ(two_output_reductions, kBlocks) << Describe(*module);
+}
+
 TEST(MultiOutputFusionTest, OnePassLayerNormMeanJoinsTheVarianceKernel) {
   // var = E[x^2] - E[x]^2: the mean feeds the variance's epilogue and the
   // normalization; it fuses into the variance kernel as an extra output.

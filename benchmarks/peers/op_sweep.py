@@ -4,7 +4,8 @@ side: where a kernel shape of ours is far off the peer's (it found the 460x
 prefix scan, the 20x transpose, the 13x pooling, the 6x concatenate, the
 300x suffix scan, the 20x top_k, the 1000x FFT, the 240x depthwise
 convolution, the 135x bf16, 130x int8
-and 107x complex matmuls, and linear algebra that did not run at all).
+and 107x complex matmuls, the 68x int8 convolution and the 21x ThreeFry
+rng-bit-generator, and linear algebra that did not run at all).
 
 Usage: python3 benchmarks/peers/op_sweep.py [--tessera PATH] [--iters N] [NAME ...]
 Each op is jitted in JAX and timed in steady state (minimum of N runs); its
@@ -87,6 +88,21 @@ OPS = {
                                               dimension_numbers=("NHWC", "HWIO", "NHWC"),
                                               feature_group_count=64),
         [f32(8, 56, 56, 64), f32(3, 3, 1, 64)]),
+    "int8_conv": (
+        lambda x, w: lax.conv_general_dilated(x.astype(jnp.int8), w.astype(jnp.int8), (1, 1),
+                                              "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"),
+                                              preferred_element_type=jnp.int32),
+        [f32(1, 56, 56, 64) * 200 - 100, f32(3, 3, 64, 64) * 200 - 100]),
+    "int32_conv": (
+        lambda x, w: lax.conv_general_dilated(x.astype(jnp.int32), w.astype(jnp.int32), (1, 1),
+                                              "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")),
+        [f32(1, 56, 56, 64) * 200 - 100, f32(3, 3, 64, 64) * 200 - 100]),
+    "rbg_uniform": (lambda k: jax.random.uniform(jax.random.wrap_key_data(k, impl="rbg"),
+                                                 (4096, 1024)),
+                    [np.array([0, 42, 1, 2], dtype=np.uint32)]),
+    "philox_bits": (lambda s: lax.rng_bit_generator(s, (4096, 1024), dtype=jnp.uint32,
+                                                    algorithm=lax.RandomAlgorithm.RNG_PHILOX)[1],
+                    [np.array([0, 42, 1, 2], dtype=np.uint32)]),
     "gather_rows": (lambda t, i: t[i], [f32(50000, 256), indices(50000, 8192)]),
     "scatter_add": (lambda t, i, u: t.at[i].add(u),
                     [f32(50000, 256), indices(50000, 8192), f32(8192, 256)]),

@@ -27,11 +27,15 @@ void LeafIndices(const Shape& shape, ShapeIndex* prefix, std::vector<ShapeIndex>
   }
 }
 
-// A buffer holding `shape`'s array leaves, zeroed.
-std::vector<runtime::OwnedBuffer> AllocateLeaves(const Shape& shape) {
+// A buffer holding `shape`'s array leaves, zeroed; ResourceExhausted
+// where memory runs out.
+absl::StatusOr<std::vector<runtime::OwnedBuffer>> AllocateLeaves(const Shape& shape) {
   std::vector<runtime::OwnedBuffer> leaves;
   for (const Shape* leaf : ArrayLeafShapes(shape)) {
-    leaves.push_back(runtime::OwnedBuffer::Allocate(leaf->ByteSize()));
+    TS_ASSIGN_OR_RETURN(runtime::OwnedBuffer buffer,
+                        runtime::OwnedBuffer::TryAllocate(
+                            leaf->ByteSize(), absl::StrCat("a leaf of ", shape.ToString())));
+    leaves.push_back(std::move(buffer));
   }
   return leaves;
 }
@@ -117,7 +121,7 @@ absl::StatusOr<std::vector<std::unique_ptr<DeviceBuffer>>> LoadedExecutable::Exe
     }
     if (!(argument->shape() == want)) {
       TS_ASSIGN_OR_RETURN(Literal value, argument->ToLiteral());
-      converted[i] = AllocateLeaves(want);
+      TS_ASSIGN_OR_RETURN(converted[i], AllocateLeaves(want));
       std::vector<const Literal*> values = ArrayLeaves(value);
       std::vector<const Shape*> layouts = ArrayLeafShapes(want);
       for (size_t k = 0; k < values.size(); ++k) {
@@ -142,7 +146,7 @@ absl::StatusOr<std::vector<std::unique_ptr<DeviceBuffer>>> LoadedExecutable::Exe
   }
   // Results: where the plan computes a result over a writable argument's
   // allocation, that argument's memory becomes the result's.
-  std::vector<runtime::OwnedBuffer> results = raw.AllocateResults();
+  TS_ASSIGN_OR_RETURN(std::vector<runtime::OwnedBuffer> results, raw.AllocateResults());
   const runtime::BufferPlan& plan = raw.plan();
   for (int64_t r = 0; r < raw.result_count(); ++r) {
     const runtime::Allocation& allocation = plan.allocation(raw.result_slices()[r].allocation);
@@ -236,7 +240,7 @@ absl::StatusOr<std::unique_ptr<DeviceBuffer>> LocalClient::TransferToDevice(
   Shape shape = literal.shape();
   shape.SetDefaultLayoutRecursively();
   TS_RETURN_IF_ERROR(CheckDenseLayouts(shape));
-  std::vector<runtime::OwnedBuffer> leaves = AllocateLeaves(shape);
+  TS_ASSIGN_OR_RETURN(std::vector<runtime::OwnedBuffer> leaves, AllocateLeaves(shape));
   std::vector<const Literal*> values = ArrayLeaves(literal);
   std::vector<const Shape*> layouts = ArrayLeafShapes(shape);
   for (size_t i = 0; i < values.size(); ++i) {

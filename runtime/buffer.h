@@ -11,6 +11,9 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
 namespace tessera {
 namespace runtime {
 
@@ -42,6 +45,12 @@ class OwnedBuffer {
   OwnedBuffer() = default;
   // Throws std::bad_alloc when out of memory, as operator new does.
   static OwnedBuffer Allocate(int64_t size, int64_t alignment = kBufferAlignment);
+  // ResourceExhausted, naming `what` ("the arena", "result 0") and the
+  // sizes, where Allocate would throw, or where `size` exceeds the
+  // machine's physical memory (which Linux may promise anyway, and then
+  // kill the process as the buffer is zeroed).
+  static absl::StatusOr<OwnedBuffer> TryAllocate(int64_t size, absl::string_view what,
+                                                 int64_t alignment = kBufferAlignment);
   ~OwnedBuffer();
   OwnedBuffer(OwnedBuffer&& other) noexcept;
   OwnedBuffer& operator=(OwnedBuffer&& other) noexcept;

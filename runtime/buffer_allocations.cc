@@ -116,7 +116,10 @@ absl::StatusOr<BufferPlan> BufferPlan::Create(std::vector<Allocation> allocation
               absl::StrCat("constant allocation ", i, " has ", allocation.contents.size(),
                            " bytes of contents for a size of ", allocation.size));
         }
-        auto memory = std::make_shared<OwnedBuffer>(OwnedBuffer::Allocate(allocation.size));
+        absl::StatusOr<OwnedBuffer> buffer =
+            OwnedBuffer::TryAllocate(allocation.size, absl::StrCat("constant allocation ", i));
+        if (!buffer.ok()) return buffer.status();
+        auto memory = std::make_shared<OwnedBuffer>(*std::move(buffer));
         if (allocation.size > 0) {
           std::memcpy(memory->data(), allocation.contents.data(), allocation.size);
         }

@@ -112,7 +112,7 @@ absl::Status Executable::CheckBuffers(absl::Span<const ArgumentBuffer> arguments
   return absl::OkStatus();
 }
 
-OwnedBuffer Executable::TakeArena() const {
+absl::StatusOr<OwnedBuffer> Executable::TakeArena() const {
   {
     std::lock_guard<std::mutex> lock(arenas_mutex_);
     if (!free_arenas_.empty()) {
@@ -121,7 +121,7 @@ OwnedBuffer Executable::TakeArena() const {
       return arena;
     }
   }
-  return OwnedBuffer::Allocate(plan_.arena_size());
+  return OwnedBuffer::TryAllocate(plan_.arena_size(), absl::StrCat("the arena of ", name_));
 }
 
 void Executable::ReturnArena(OwnedBuffer arena) const {
@@ -134,7 +134,9 @@ absl::Status Executable::ExecuteInto(absl::Span<const ArgumentBuffer> arguments,
                                      const RunOptions& options) const {
   absl::Status status = CheckBuffers(arguments, results);
   if (!status.ok()) return status;
-  OwnedBuffer arena = TakeArena();
+  absl::StatusOr<OwnedBuffer> taken = TakeArena();
+  if (!taken.ok()) return taken.status();
+  OwnedBuffer arena = *std::move(taken);
   absl::StatusOr<BufferAllocations> buffers =
       BufferAllocations::Bind(plan_, arena.data(), arguments, results);
   if (!buffers.ok()) {
@@ -162,18 +164,23 @@ absl::Status Executable::ExecuteInto(absl::Span<const ArgumentBuffer> arguments,
 
 absl::StatusOr<std::vector<OwnedBuffer>> Executable::Run(
     absl::Span<const ArgumentBuffer> arguments, const RunOptions& options) const {
-  std::vector<OwnedBuffer> results = AllocateResults();
+  absl::StatusOr<std::vector<OwnedBuffer>> allocated = AllocateResults();
+  if (!allocated.ok()) return allocated.status();
+  std::vector<OwnedBuffer> results = *std::move(allocated);
   std::vector<ResultBuffer> views(results.begin(), results.end());
   absl::Status status = ExecuteInto(arguments, views, options);
   if (!status.ok()) return status;
   return results;
 }
 
-std::vector<OwnedBuffer> Executable::AllocateResults() const {
+absl::StatusOr<std::vector<OwnedBuffer>> Executable::AllocateResults() const {
   std::vector<OwnedBuffer> results;
   results.reserve(result_slices_.size());
-  for (const BufferSlice& slice : result_slices_) {
-    results.push_back(OwnedBuffer::Allocate(slice.size));
+  for (size_t r = 0; r < result_slices_.size(); ++r) {
+    absl::StatusOr<OwnedBuffer> buffer =
+        OwnedBuffer::TryAllocate(result_slices_[r].size, absl::StrCat("result ", r, " of ", name_));
+    if (!buffer.ok()) return buffer.status();
+    results.push_back(*std::move(buffer));
   }
   return results;
 }

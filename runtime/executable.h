@@ -10,7 +10,7 @@
 //
 //   // Steady state (a serving loop, a benchmark): results allocated once,
 //   // and the run's arena is reused.
-//   std::vector<OwnedBuffer> results = executable->AllocateResults();
+//   TS_ASSIGN_OR_RETURN(std::vector<OwnedBuffer> results, executable->AllocateResults());
 //   std::vector<ResultBuffer> outs(results.begin(), results.end());
 //   for (...) TS_RETURN_IF_ERROR(executable->ExecuteInto(arguments, outs));
 //
@@ -87,7 +87,8 @@ class Executable {
                                                const RunOptions& options = {}) const;
 
   // One zeroed, aligned buffer per result leaf.
-  std::vector<OwnedBuffer> AllocateResults() const;
+  // ResourceExhausted where memory runs out.
+  absl::StatusOr<std::vector<OwnedBuffer>> AllocateResults() const;
 
   // Work a backend goes on with on its own threads after the executable
   // exists (the CPU backend generating its tiered kernels' LLVM code while
@@ -118,7 +119,7 @@ class Executable {
 
   absl::Status CheckBuffers(absl::Span<const ArgumentBuffer> arguments,
                             absl::Span<const ResultBuffer> results) const;
-  OwnedBuffer TakeArena() const;
+  absl::StatusOr<OwnedBuffer> TakeArena() const;
   void ReturnArena(OwnedBuffer arena) const;
 
   std::string name_;

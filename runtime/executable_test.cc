@@ -80,7 +80,7 @@ TEST(ExecutableTest, RunReturnsResults) {
 TEST(ExecutableTest, SteadyStateReusesTheArenaAndResultBuffers) {
   std::vector<void*> temps;
   std::unique_ptr<Executable> executable = DoubleThenAdd(&temps);
-  std::vector<OwnedBuffer> results = executable->AllocateResults();
+  std::vector<OwnedBuffer> results = executable->AllocateResults().value();
   std::vector<ResultBuffer> outs(results.begin(), results.end());
   std::vector<float> x(kN), y(kN, 1);
   for (int run = 0; run < 5; ++run) {

@@ -118,7 +118,8 @@ absl::Status RunBenchCommand(const std::vector<std::string>& args, std::ostream&
   TS_ASSIGN_OR_RETURN(std::vector<runtime::OwnedBuffer> inputs,
                       executable->ArgumentsToBuffers(arguments));
   std::vector<runtime::ArgumentBuffer> in(inputs.begin(), inputs.end());
-  std::vector<runtime::OwnedBuffer> outputs = executable->executable().AllocateResults();
+  TS_ASSIGN_OR_RETURN(std::vector<runtime::OwnedBuffer> outputs,
+                      executable->executable().AllocateResults());
   std::vector<runtime::ResultBuffer> results(outputs.begin(), outputs.end());
   // The first runs' times: what a program run once or twice costs (with
   // --kernels=tiered both on tile programs, the second asking for the LLVM

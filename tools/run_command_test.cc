@@ -136,6 +136,37 @@ TEST_F(RunCommandTest, InputsAndRandomInputsConflict) {
               HasSubstr("either --input files or --random_inputs, not both"));
 }
 
+// Values too large for the machine (4 TB) are errors that say so, on both
+// backends, not crashes: a result the runtime cannot allocate, and an
+// intermediate the evaluator cannot (the CPU backend fuses it away).
+TEST_F(RunCommandTest, ValuesTooLargeForTheMachineAreErrors) {
+  const std::string huge_result = WriteModule("huge_result.hlo", R"(HloModule huge_result
+ENTRY e {
+  c = f32[] constant(1)
+  ROOT b = f32[1000000000000] broadcast(c), dimensions={}
+})");
+  for (const char* backend : {"--backend=cpu", "--backend=interpreter"}) {
+    absl::Status status = RunTessera({huge_result, backend});
+    EXPECT_TRUE(absl::IsResourceExhausted(status)) << backend << ": " << status;
+    EXPECT_THAT(status.message(),
+                HasSubstr("cannot allocate 4000000000000 bytes (3725.3 GiB) for result 0"));
+  }
+  const std::string huge_temporary = WriteModule("huge_temporary.hlo", R"(HloModule huge_temporary
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  c = f32[] constant(1)
+  b = f32[1000000000000] broadcast(c), dimensions={}
+  ROOT r = f32[] reduce(b, c), dimensions={0}, to_apply=add
+})");
+  absl::Status status = RunTessera({huge_temporary, "--backend=interpreter"});
+  EXPECT_TRUE(absl::IsResourceExhausted(status)) << status;
+  EXPECT_THAT(status.message(), HasSubstr("the evaluator ran out of memory in computation e"));
+}
+
 TEST_F(RunCommandTest, UnknownBackend) {
   EXPECT_THAT(RunTessera({module_, "--backend=tpu"}).message(),
               HasSubstr("unknown backend 'tpu' (available: cpu, interpreter)"));

@@ -1,8 +1,10 @@
 // The `tessera` command line: one binary, one subcommand per verb.
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "backends/cpu/background_compiler.h"
 #include "tools/bench_command.h"
 #include "tools/fmt_command.h"
@@ -55,19 +57,28 @@ int main(int argc, char** argv) {
     return 0;
   }
   absl::Status status;
-  if (command == "fmt") {
-    status = tessera::RunFmtCommand(args, std::cout);
-  } else if (command == "bench") {
-    status = tessera::RunBenchCommand(args, std::cout);
-  } else if (command == "opt") {
-    status = tessera::RunOptCommand(args, std::cout, std::cerr);
-  } else if (command == "run") {
-    status = tessera::RunRunCommand(args, std::cout);
-  } else if (command == "serve") {
-    status = tessera::RunServeCommand(args, std::cout);
-  } else {
-    std::cerr << "tessera: unknown command '" << command << "'\n" << kUsage;
-    return 2;
+  // The libraries report memory they cannot get as errors where they
+  // allocate for a program (arenas, results, evaluated values); anything
+  // left (inputs made up for a huge parameter, say) ends here, not in
+  // std::terminate.
+  try {
+    if (command == "fmt") {
+      status = tessera::RunFmtCommand(args, std::cout);
+    } else if (command == "bench") {
+      status = tessera::RunBenchCommand(args, std::cout);
+    } else if (command == "opt") {
+      status = tessera::RunOptCommand(args, std::cout, std::cerr);
+    } else if (command == "run") {
+      status = tessera::RunRunCommand(args, std::cout);
+    } else if (command == "serve") {
+      status = tessera::RunServeCommand(args, std::cout);
+    } else {
+      std::cerr << "tessera: unknown command '" << command << "'\n" << kUsage;
+      return 2;
+    }
+  } catch (const std::bad_alloc&) {
+    status = absl::ResourceExhaustedError(
+        absl::StrCat("tessera ", command, ": out of memory (a shape too large for this machine?)"));
   }
   // A tier-up still generating code in the background finishes now, while
   // every static object it may use is alive: at exit, those it made itself

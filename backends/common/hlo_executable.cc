@@ -94,7 +94,9 @@ absl::StatusOr<std::vector<runtime::OwnedBuffer>> HloExecutable::ArgumentsToBuff
     const std::vector<const Shape*>& leaves = parameter_leaves_[i];
     std::vector<const Literal*> values = ArrayLeaves(arguments[i]);
     for (size_t j = 0; j < leaves.size(); ++j) {
-      runtime::OwnedBuffer buffer = runtime::OwnedBuffer::Allocate(leaves[j]->ByteSize());
+      TS_ASSIGN_OR_RETURN(runtime::OwnedBuffer buffer,
+                          runtime::OwnedBuffer::TryAllocate(
+                              leaves[j]->ByteSize(), absl::StrCat("leaf ", j, " of argument ", i)));
       CopyLiteralToBuffer(*values[j], *leaves[j], buffer.data());
       buffers.push_back(std::move(buffer));
     }

@@ -10,7 +10,8 @@
 //   // Steady state (benchmarks, serving): convert once, run many times.
 //   TS_ASSIGN_OR_RETURN(auto inputs, executable->ArgumentsToBuffers(arguments));
 //   std::vector<runtime::ArgumentBuffer> in(inputs.begin(), inputs.end());
-//   std::vector<runtime::OwnedBuffer> outputs = executable->executable().AllocateResults();
+//   TS_ASSIGN_OR_RETURN(std::vector<runtime::OwnedBuffer> outputs,
+//                       executable->executable().AllocateResults());
 //   std::vector<runtime::ResultBuffer> out(outputs.begin(), outputs.end());
 //   for (...) TS_RETURN_IF_ERROR(executable->executable().ExecuteInto(in, out));
 //   TS_ASSIGN_OR_RETURN(Literal result, executable->ResultFromBuffers(outputs));

@@ -89,7 +89,7 @@ TEST(HloExecutableTest, SteadyStateBufferPath) {
   const float* x = static_cast<const float*>((*inputs)[0].data());
   EXPECT_EQ(std::vector<float>(x, x + 6), (std::vector<float>{1, 4, 2, 5, 3, 6}));
   std::vector<runtime::ArgumentBuffer> in(inputs->begin(), inputs->end());
-  std::vector<runtime::OwnedBuffer> outputs = executable->executable().AllocateResults();
+  std::vector<runtime::OwnedBuffer> outputs = executable->executable().AllocateResults().value();
   std::vector<runtime::ResultBuffer> out(outputs.begin(), outputs.end());
   for (int run = 0; run < 3; ++run) ASSERT_TRUE(executable->executable().ExecuteInto(in, out).ok());
   absl::StatusOr<Literal> result = executable->ResultFromBuffers(outputs);

@@ -150,7 +150,10 @@ void CheckRuntimeModule(absl::string_view text, const std::vector<Literal>& argu
       CompileForCpuExecutable(*std::move(module), options);
   ASSERT_TRUE(executable.ok()) << executable.status();
   const runtime::Executable& runtime_executable = (*executable)->executable();
-  std::vector<runtime::OwnedBuffer> outputs = runtime_executable.AllocateResults();
+  absl::StatusOr<std::vector<runtime::OwnedBuffer>> allocated =
+      runtime_executable.AllocateResults();
+  ASSERT_TRUE(allocated.ok()) << allocated.status();
+  std::vector<runtime::OwnedBuffer> outputs = *std::move(allocated);
   std::vector<runtime::ResultBuffer> out(outputs.begin(), outputs.end());
   const uint64_t trials = only_these_arguments ? 1 : 3;
   for (uint64_t trial = 0; trial < trials; ++trial) {

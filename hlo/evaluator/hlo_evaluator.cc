@@ -4,6 +4,7 @@
 #include "hlo/evaluator/hlo_evaluator.h"
 
 #include <limits>
+#include <new>
 #include <utility>
 
 #include "hlo/analysis/linalg_op.h"
@@ -299,7 +300,15 @@ absl::StatusOr<Literal> EvaluateComputation(const HloComputation& computation,
   args.reserve(arguments.size());
   for (const Literal& argument : arguments) args.push_back(&argument);
   evaluator_internal::ComputationRunner runner(computation);
-  return runner.Run(args);
+  // A value too large for the machine is an error of the program's, not a
+  // crash (the runner's values are freed as the exception unwinds).
+  try {
+    return runner.Run(args);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("the evaluator ran out of memory in computation ", computation.name(),
+                     " (a value too large for this machine?)"));
+  }
 }
 
 absl::StatusOr<Literal> EvaluateModule(const HloModule& module,

@@ -42,6 +42,26 @@ HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> i
   return raw;
 }
 
+absl::Status HloComputation::ReorderInstructions(absl::Span<HloInstruction* const> order) {
+  if (static_cast<int64_t>(order.size()) != instruction_count()) {
+    return absl::InvalidArgumentError(absl::StrCat("reordering ", name_, ": ", order.size(),
+                                                   " instructions for ", instruction_count()));
+  }
+  absl::flat_hash_set<const HloInstruction*> seen;
+  for (const HloInstruction* instruction : order) {
+    if (!Contains(instruction) || !seen.insert(instruction).second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "reordering ", name_, ": the order is not a permutation of its instructions"));
+    }
+  }
+  // Moving each node to the end in turn leaves them in `order`; list nodes
+  // (and so positions_) stay valid.
+  for (const HloInstruction* instruction : order) {
+    instructions_.splice(instructions_.end(), instructions_, positions_.at(instruction));
+  }
+  return absl::OkStatus();
+}
+
 std::vector<HloInstruction*> HloComputation::instructions() const {
   std::vector<HloInstruction*> result;
   result.reserve(instructions_.size());

@@ -86,6 +86,9 @@ class HloComputation {
   // Operands (and control predecessors) before users; every instruction
   // once, including ones not reachable from the root.
   std::vector<HloInstruction*> MakeInstructionPostOrder() const;
+  // Puts the instructions in `order` (a permutation of them), which
+  // instructions() then returns; nothing is copied.
+  absl::Status ReorderInstructions(absl::Span<HloInstruction* const> order);
 
   ProgramShape ComputeProgramShape() const;
 

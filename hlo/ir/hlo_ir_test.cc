@@ -241,6 +241,18 @@ TEST(HloComputationTest, NamesAreCountedThroughRenamesAndRemovals) {
   EXPECT_TRUE(m.entry->HasOtherInstructionNamed(m.neg->name(), m.neg));
 }
 
+TEST(HloComputationTest, ReorderInstructionsTakesAPermutationOnly) {
+  SmallModule m;
+  ASSERT_TRUE(m.entry->ReorderInstructions({m.neg, m.p1, m.add, m.p0}).ok());
+  EXPECT_THAT(m.entry->instructions(), ElementsAre(m.neg, m.p1, m.add, m.p0));
+  EXPECT_TRUE(m.entry->Contains(m.add));
+  EXPECT_THAT(m.entry->ReorderInstructions({m.neg, m.p1, m.add}).message(),
+              HasSubstr("3 instructions for 4"));
+  EXPECT_THAT(m.entry->ReorderInstructions({m.neg, m.p1, m.add, m.add}).message(),
+              HasSubstr("not a permutation"));
+  EXPECT_THAT(m.entry->instructions(), ElementsAre(m.neg, m.p1, m.add, m.p0));
+}
+
 TEST(HloComputationTest, ProgramShapeListsParametersInOrder) {
   SmallModule m;
   ProgramShape shape = m.entry->ComputeProgramShape();

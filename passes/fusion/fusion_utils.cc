@@ -345,11 +345,16 @@ absl::Status Refuse(const HloInstruction& instruction, absl::string_view why) {
       absl::StrCat("cannot fuse %", instruction.name(), ": ", why));
 }
 
-// Copies the instructions of `scratch` that the root needs into a fresh
-// computation, numbering parameters densely; `parameter_sources` (indexed by
-// scratch parameter number) is rewritten to the kept parameters' sources.
+// The instructions of `scratch` that the root needs, in a computation with
+// its parameters first (numbered densely, in their old order) and the rest
+// in post-order; `parameter_sources` (indexed by scratch parameter number)
+// is rewritten to the kept parameters' sources.  When the root needs every
+// instruction (the usual case), that is `scratch` itself, reordered;
+// otherwise the live ones are copied into a fresh computation.
 std::unique_ptr<HloComputation> CompactFusedComputation(
-    const HloComputation& scratch, std::vector<HloInstruction*>* parameter_sources) {
+    std::unique_ptr<HloComputation> scratch_owner,
+    std::vector<HloInstruction*>* parameter_sources) {
+  const HloComputation& scratch = *scratch_owner;
   absl::flat_hash_set<const HloInstruction*> live;
   std::vector<const HloInstruction*> stack = {scratch.root_instruction()};
   while (!stack.empty()) {
@@ -357,6 +362,13 @@ std::unique_ptr<HloComputation> CompactFusedComputation(
     stack.pop_back();
     if (!live.insert(current).second) continue;
     for (const HloInstruction* operand : current->operands()) stack.push_back(operand);
+  }
+  if (static_cast<int64_t>(live.size()) == scratch.instruction_count()) {
+    std::vector<HloInstruction*> order = scratch.parameter_instructions();
+    for (HloInstruction* instruction : scratch.MakeInstructionPostOrder()) {
+      if (instruction->opcode() != HloOpcode::kParameter) order.push_back(instruction);
+    }
+    if (scratch_owner->ReorderInstructions(order).ok()) return scratch_owner;
   }
   auto compact = std::make_unique<HloComputation>(scratch.name());
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> copy;
@@ -484,8 +496,9 @@ absl::StatusOr<HloInstruction*> FuseInstructions(HloComputation* computation,
   if (outputs.empty()) return absl::FailedPreconditionError("cannot fuse: no member is used");
 
   // Build the fused computation in a scratch computation, then compact it.
-  HloComputation scratch(options.computation_name.empty() ? "fused_computation"
-                                                          : options.computation_name);
+  auto scratch_owner = std::make_unique<HloComputation>(
+      options.computation_name.empty() ? "fused_computation" : options.computation_name);
+  HloComputation& scratch = *scratch_owner;
   std::vector<HloInstruction*> parameter_sources;
   absl::flat_hash_map<HloInstruction*, HloInstruction*> parameter_of;
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> value;
@@ -542,7 +555,7 @@ absl::StatusOr<HloInstruction*> FuseInstructions(HloComputation* computation,
     scratch.set_root_instruction(scratch.AddInstruction(HloInstruction::CreateTuple(elements)));
   }
   std::unique_ptr<HloComputation> compact =
-      CompactFusedComputation(scratch, &parameter_sources);
+      CompactFusedComputation(std::move(scratch_owner), &parameter_sources);
   compact->SetIsFusionComputation(true);
   const FusionKind kind = options.kind.has_value() ? *options.kind : InferFusionKind(*compact);
   std::string base = options.instruction_name.empty() ? FusionInstructionBaseName(*compact)

@@ -3,10 +3,14 @@
 // family's file.
 #include "hlo/evaluator/hlo_evaluator.h"
 
+#include <unistd.h>
+
 #include <limits>
 #include <new>
 #include <utility>
+#include <vector>
 
+#include "absl/strings/str_format.h"
 #include "hlo/analysis/linalg_op.h"
 #include "hlo/evaluator/evaluator_internal.h"
 #include "hlo/ir/hlo_opcode.h"
@@ -43,6 +47,42 @@ void StampLayouts(const Shape& shape, Literal* literal) {
       StampLayouts(shape.tuple_shapes(i), &literal->mutable_tuple_element(i));
     }
   }
+}
+
+// The bytes of this machine's memory (0 when unknown).
+double PhysicalMemoryBytes() {
+  static const double bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page_size > 0 ? double(pages) * double(page_size) : 0.0;
+  }();
+  return bytes;
+}
+
+// An instruction whose result is larger than the machine's memory is an
+// error naming it, before anything is allocated: Linux may promise the
+// memory and then kill the process as the result is zeroed, so waiting
+// for std::bad_alloc is not enough.
+absl::Status CheckResultFitsInMemory(const HloInstruction& hlo) {
+  const double memory = PhysicalMemoryBytes();
+  if (memory <= 0) return absl::OkStatus();
+  double bytes = 0;
+  std::vector<const Shape*> pending = {&hlo.shape()};
+  while (!pending.empty()) {
+    const Shape* shape = pending.back();
+    pending.pop_back();
+    if (shape->IsTuple()) {
+      for (const Shape& element : shape->tuple_shapes()) pending.push_back(&element);
+    } else if (shape->IsArray()) {
+      double elements = 1;
+      for (int64_t d : shape->dimensions()) elements *= double(d);
+      bytes += elements * ByteWidth(shape->element_type());
+    }
+  }
+  if (bytes <= memory) return absl::OkStatus();
+  // (The runner puts the instruction's name in front.)
+  return absl::ResourceExhaustedError(absl::StrFormat(
+      "its result %s takes %.0f bytes (%.1f GiB), more than this machine's %.1f GiB of memory",
+      hlo.shape().ToString(), bytes, bytes / (1 << 30), memory / (1 << 30)));
 }
 
 }  // namespace
@@ -162,6 +202,7 @@ absl::Status CheckArguments(const HloComputation& computation, Operands args) {
 }
 
 absl::StatusOr<Literal> EvaluateInstruction(const HloInstruction& hlo, Operands operands) {
+  TS_RETURN_IF_ERROR(CheckResultFitsInMemory(hlo));
   switch (hlo.opcode()) {
     case HloOpcode::kConvert:
     case HloOpcode::kBitcastConvert:

@@ -120,16 +120,19 @@ runtime::BufferSlice ToRuntime(const BufferSlice& slice) {
 // ---------------------------------------------------------------------------
 // Lowering to runtime thunks
 
-std::unique_ptr<runtime::Thunk> CpuThunk::Lower() const {
+std::unique_ptr<runtime::Thunk> CpuThunk::LowerToHostCall(
+    runtime::HostCallThunk::Function fn) const {
   std::vector<runtime::BufferSlice> slices;
   for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
+  return std::make_unique<runtime::HostCallThunk>(name(), std::move(slices), std::move(fn));
+}
+
+std::unique_ptr<runtime::Thunk> CpuThunk::Lower() const {
   const CpuThunk* self = this;
-  return std::make_unique<runtime::HostCallThunk>(
-      name(), std::move(slices),
-      [self](absl::Span<void* const>, const runtime::ExecuteParams& params) {
-        RuntimeArena arena(*params.buffers);
-        return self->Execute(arena);
-      });
+  return LowerToHostCall([self](absl::Span<void* const>, const runtime::ExecuteParams& params) {
+    RuntimeArena arena(*params.buffers);
+    return self->Execute(arena);
+  });
 }
 
 namespace {
@@ -335,10 +338,7 @@ std::string DotThunk::ToString() const {
 std::unique_ptr<runtime::Thunk> DotThunk::Lower() const {
   const DotShape shape = shape_;
   const EpilogueKernel* epilogue = epilogue_.get();
-  std::vector<runtime::BufferSlice> slices;
-  for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
-  return std::make_unique<runtime::HostCallThunk>(
-      name(), std::move(slices),
+  return LowerToHostCall(
       [shape, epilogue](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
         runtime::ThreadPool* pool = PoolOf(params);
         return RunDotWithEpilogue(shape, epilogue, buffers, pool);
@@ -388,10 +388,7 @@ std::string ConvThunk::ToString() const {
 std::unique_ptr<runtime::Thunk> ConvThunk::Lower() const {
   const ConvPlan plan = plan_;
   const EpilogueKernel* epilogue = epilogue_.get();
-  std::vector<runtime::BufferSlice> slices;
-  for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
-  return std::make_unique<runtime::HostCallThunk>(
-      name(), std::move(slices),
+  return LowerToHostCall(
       [plan, epilogue](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
         runtime::ThreadPool* pool = PoolOf(params);
         return RunConvolutionWithEpilogue(plan, epilogue, buffers, pool);
@@ -428,10 +425,7 @@ std::unique_ptr<runtime::Thunk> SortThunk::Lower() const {
   const SortPlan plan = plan_;
   auto* less = reinterpret_cast<SortComparator*>(*comparator_);
   const size_t n = operands_.size();
-  std::vector<runtime::BufferSlice> slices;
-  for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
-  return std::make_unique<runtime::HostCallThunk>(
-      name(), std::move(slices),
+  return LowerToHostCall(
       [plan, less, n](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
         std::vector<const void*> in(buffers.begin(), buffers.begin() + n);
         runtime::ThreadPool* pool = PoolOf(params);
@@ -458,16 +452,12 @@ std::unique_ptr<runtime::Thunk> TopKThunk::Lower() const {
   const PrimitiveType type = type_;
   const int64_t rows = rows_, length = length_, k = k_;
   const bool largest = largest_;
-  std::vector<runtime::BufferSlice> slices;
-  for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
-  return std::make_unique<runtime::HostCallThunk>(
-      name(), std::move(slices),
-      [type, rows, length, k, largest](absl::Span<void* const> buffers,
-                                       const runtime::ExecuteParams& params) {
-        runtime::ThreadPool* pool = PoolOf(params);
-        return RunTopK(type, rows, length, k, largest, buffers[0], buffers[1],
-                       static_cast<int32_t*>(buffers[2]), pool);
-      });
+  return LowerToHostCall([type, rows, length, k, largest](absl::Span<void* const> buffers,
+                                                          const runtime::ExecuteParams& params) {
+    runtime::ThreadPool* pool = PoolOf(params);
+    return RunTopK(type, rows, length, k, largest, buffers[0], buffers[1],
+                   static_cast<int32_t*>(buffers[2]), pool);
+  });
 }
 
 // ---------------------------------------------------------------------------
@@ -484,10 +474,7 @@ std::string FftThunk::ToString() const {
 }
 
 std::unique_ptr<runtime::Thunk> FftThunk::Lower() const {
-  std::vector<runtime::BufferSlice> slices;
-  for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
-  return std::make_unique<runtime::HostCallThunk>(
-      name(), std::move(slices),
+  return LowerToHostCall(
       [plan = plan_](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
         runtime::ThreadPool* pool = PoolOf(params);
         return RunFft(plan, buffers[0], buffers[1], pool);
@@ -512,10 +499,7 @@ std::string RngBitGeneratorThunk::ToString() const {
 }
 
 std::unique_ptr<runtime::Thunk> RngBitGeneratorThunk::Lower() const {
-  std::vector<runtime::BufferSlice> slices;
-  for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
-  return std::make_unique<runtime::HostCallThunk>(
-      name(), std::move(slices),
+  return LowerToHostCall(
       [plan = plan_](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
         runtime::ThreadPool* pool = PoolOf(params);
         RunRngBitGenerator(plan, static_cast<const uint64_t*>(buffers[0]),
@@ -550,17 +534,13 @@ std::string LinalgThunk::ToString() const {
 }
 
 std::unique_ptr<runtime::Thunk> LinalgThunk::Lower() const {
-  std::vector<runtime::BufferSlice> slices;
-  for (const BufferSlice& slice : Slices()) slices.push_back(ToRuntime(slice));
   const size_t operand_count = operands_.size();
-  return std::make_unique<runtime::HostCallThunk>(
-      name(), std::move(slices),
-      [plan = plan_, operand_count](absl::Span<void* const> buffers,
-                                    const runtime::ExecuteParams& params) {
-        runtime::ThreadPool* pool = PoolOf(params);
-        std::vector<const void*> operands(buffers.begin(), buffers.begin() + operand_count);
-        return RunLinalg(plan, operands, buffers.subspan(operand_count), pool);
-      });
+  return LowerToHostCall([plan = plan_, operand_count](absl::Span<void* const> buffers,
+                                                       const runtime::ExecuteParams& params) {
+    runtime::ThreadPool* pool = PoolOf(params);
+    std::vector<const void*> operands(buffers.begin(), buffers.begin() + operand_count);
+    return RunLinalg(plan, operands, buffers.subspan(operand_count), pool);
+  });
 }
 
 // ---------------------------------------------------------------------------

@@ -54,6 +54,7 @@
 #include "hlo/ir/literal.h"
 #include "passes/memory/buffer_assignment.h"
 #include "runtime/buffer_allocations.h"
+#include "runtime/kernel_thunk.h"
 #include "runtime/thunk.h"
 
 namespace tessera {
@@ -129,6 +130,10 @@ class CpuThunk {
   virtual std::unique_ptr<runtime::Thunk> Lower() const;
   // The slices a lowered host call names (for printing).
   virtual std::vector<BufferSlice> Slices() const { return {}; }
+
+ protected:
+  // A host call named after this thunk over Slices(), running `fn`.
+  std::unique_ptr<runtime::Thunk> LowerToHostCall(runtime::HostCallThunk::Function fn) const;
 
  private:
   std::string name_;

@@ -5,6 +5,9 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <numeric>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -416,6 +419,224 @@ std::string Sizes(const std::vector<int64_t>& v) {
   return v.empty() ? std::string("()") : absl::StrJoin(v, "x");
 }
 
+void ComputeTaps(ConvPlan& p) {
+  p.taps.clear();
+  p.tap_begin.clear();
+  for (int i = 0; i < p.spatial(); ++i) {
+    p.tap_begin.push_back(static_cast<int64_t>(p.taps.size()));
+    for (int64_t o = 0; o < p.out_size[i]; ++o) {
+      for (int64_t k = 0; k < p.kernel_size[i]; ++k) {
+        const int64_t window_pos = p.reversal[i] ? p.kernel_size[i] - 1 - k : k;
+        const int64_t pos = o * p.stride[i] - p.pad[i] + window_pos * p.dilation[i];
+        int64_t offset = -1;
+        if (pos >= 0 && pos % p.lhs_dilation[i] == 0 && pos / p.lhs_dilation[i] < p.in_size[i]) {
+          offset = pos / p.lhs_dilation[i] * p.in_stride_s[i];
+        }
+        p.taps.push_back(offset);
+      }
+    }
+  }
+}
+
+// The plan's GEMM and how it reads and writes its buffers, from its
+// geometry and strides (with oneDNN's convolution where it takes the plan,
+// unless `try_onednn` is false).
+absl::Status FinishPlan(ConvPlan& p, bool try_onednn = true) {
+  const int S = p.spatial();
+  const int64_t fg = p.feature_groups, bg = p.batch_groups;
+  const int64_t Cg = p.in_features / fg;
+  bool plain = S == 2 && fg == 1 && bg == 1;
+  for (int i = 0; i < S; ++i) plain = plain && p.lhs_dilation[i] == 1 && !p.reversal[i];
+  p.simple_2d = plain;
+
+  const int64_t O = p.out_features, groups = p.groups(), Og = O / groups;
+  const int64_t K = p.k(), M = p.m();
+  // Kernel as [taps..., Cg, O] row-major (HWIO), or its transpose (OHWI).
+  std::vector<std::array<int64_t, 3>> direct = {{O, p.k_stride_o, 1}, {Cg, p.k_stride_i, O}};
+  std::vector<std::array<int64_t, 3>> transposed = {{Cg, p.k_stride_i, 1}};
+  int64_t direct_stride = Cg * O, transposed_stride = Cg;
+  for (int i = S - 1; i >= 0; --i) {
+    direct.push_back({p.kernel_size[i], p.k_stride_s[i], direct_stride});
+    transposed.push_back({p.kernel_size[i], p.k_stride_s[i], transposed_stride});
+    direct_stride *= p.kernel_size[i];
+    transposed_stride *= p.kernel_size[i];
+  }
+  transposed.push_back({O, p.k_stride_o, K});
+  if (StridesMatch(direct)) {
+    p.kernel_use = ConvPlan::KernelUse::kDirect;
+  } else if (StridesMatch(transposed)) {
+    p.kernel_use = ConvPlan::KernelUse::kTransposed;
+  } else {
+    p.kernel_use = ConvPlan::KernelUse::kPacked;
+  }
+  std::vector<std::array<int64_t, 3>> out_rows = {{O, p.out_stride_o, 1}};
+  int64_t out_stride = O;
+  for (int i = S - 1; i >= 0; --i) {
+    out_rows.push_back({p.out_size[i], p.out_stride_s[i], out_stride});
+    out_stride *= p.out_size[i];
+  }
+  out_rows.push_back({p.batch, p.out_stride_n, out_stride});
+  p.output_direct = StridesMatch(out_rows);
+
+  p.gemm.batch = groups;
+  p.gemm.m = M;
+  p.gemm.k = K;
+  p.gemm.n = Og;
+  p.gemm.rhs_transposed = p.kernel_use == ConvPlan::KernelUse::kTransposed;
+  p.gemm.type = p.type;
+  p.gemm.output_type = p.type == S8 ? S32 : p.type;
+  if (groups > 1) {
+    // lhs[g]: feature groups are column blocks of each im2col row; batch
+    // groups are blocks of M rows.
+    p.gemm.lda = fg * K;
+    p.gemm.lhs_batch_stride = fg > 1 ? K : M * K;
+    switch (p.kernel_use) {
+      case ConvPlan::KernelUse::kDirect:
+        p.gemm.ldb = O;
+        p.gemm.rhs_batch_stride = Og;
+        break;
+      case ConvPlan::KernelUse::kTransposed:
+        p.gemm.ldb = K;
+        p.gemm.rhs_batch_stride = Og * K;
+        break;
+      case ConvPlan::KernelUse::kPacked:
+        break;  // dense [groups][K][Og]
+    }
+    p.gemm.ldc = O;
+    p.gemm.out_batch_stride = Og;
+  }
+  TS_RETURN_IF_ERROR(CheckDotShape(p.gemm));
+  p.onednn = try_onednn ? OneDnnConvolution::Create(p) : nullptr;
+  return absl::OkStatus();
+}
+
+// Per spatial dimension i of an lhs-dilated convolution: output position o
+// reads the holes of the dilation (zero) through every tap whose position
+// o * stride - pad + window_pos * dilation is not a multiple of the lhs
+// dilation s.  Whether it is depends only on o modulo P = s / gcd(stride,
+// s), so the outputs o = r + P * j of one residue r read the input through
+// one fixed set of taps, window positions w0 + q * t (q = s / gcd(dilation,
+// s)), at input index j * (P * stride / s) + t * (q * dilation / s) +
+// (r * stride - pad + w0 * dilation) / s: a convolution without lhs
+// dilation on the kernel's taps of that set.  A stride-2 transposed
+// convolution's 3x3 window becomes four of 2x2, 2x1, 1x2 and 1x1 taps: the
+// im2col GEMM's K a quarter of the whole window's, most of which read
+// zeros.
+struct PhaseOfDimension {
+  int64_t residue = 0, outputs = 0;               // r, and the count of j
+  int64_t first_tap = 0, tap_step = 1, taps = 0;  // kernel taps first + step * t
+  int64_t stride = 1, dilation = 1, pad = 0;      // of the phase's convolution
+};
+
+std::vector<PhaseOfDimension> PhasesOfDimension(const ConvPlan& p, int i) {
+  const int64_t s = p.lhs_dilation[i], size = p.kernel_size[i];
+  const int64_t period = s / std::gcd(p.stride[i], s);
+  const int64_t q = s / std::gcd(p.dilation[i], s);
+  std::vector<PhaseOfDimension> phases;
+  for (int64_t r = 0; r < std::min(period, p.out_size[i]); ++r) {
+    PhaseOfDimension d;
+    d.residue = r;
+    d.outputs = (p.out_size[i] - r + period - 1) / period;
+    d.stride = period * p.stride[i] / s;
+    d.dilation = q * p.dilation[i] / s;
+    // The first window position reading the input (positions repeat
+    // their residues modulo s every q).
+    const int64_t base = r * p.stride[i] - p.pad[i];
+    int64_t w0 = -1;
+    for (int64_t w = 0; w < std::min(q, size) && w0 < 0; ++w) {
+      if ((base + w * p.dilation[i]) % s == 0) w0 = w;  // also for negative multiples
+    }
+    if (w0 >= 0) {
+      d.taps = (size - 1 - w0) / q + 1;
+      d.pad = -((base + w0 * p.dilation[i]) / s);  // exact
+      d.first_tap = p.reversal[i] ? size - 1 - w0 : w0;
+      d.tap_step = p.reversal[i] ? -q : q;
+    }
+    phases.push_back(d);
+  }
+  return phases;
+}
+
+// The phases of a plan with lhs dilation, or nullopt: none, or more than
+// kMaxPhases (each phase is a GEMM of its own: a dilation far larger than
+// the window leaves most of them empty).
+std::optional<std::vector<ConvPhase>> PlanPhases(const ConvPlan& p) {
+  constexpr int64_t kMaxPhases = 64;
+  const int S = p.spatial();
+  bool dilated = false;
+  for (int i = 0; i < S; ++i) dilated |= p.lhs_dilation[i] != 1;
+  if (!dilated) return std::nullopt;
+  std::vector<std::vector<PhaseOfDimension>> per_dimension;
+  int64_t count = 1;
+  for (int i = 0; i < S; ++i) {
+    per_dimension.push_back(PhasesOfDimension(p, i));
+    count *= static_cast<int64_t>(per_dimension.back().size());
+    if (count > kMaxPhases) return std::nullopt;
+  }
+  std::vector<ConvPhase> phases;
+  std::vector<size_t> index(S, 0);
+  for (int64_t n = 0; n < count; ++n) {
+    ConvPhase phase;
+    ConvPlan& sub = phase.plan;
+    sub = p;
+    sub.phases.clear();
+    sub.onednn = nullptr;
+    for (int i = 0; i < S; ++i) {
+      const PhaseOfDimension& d = per_dimension[i][index[i]];
+      phase.out_offset += d.residue * p.out_stride_s[i];
+      phase.first_tap.push_back(d.first_tap);
+      phase.tap_step.push_back(d.tap_step);
+      sub.out_size[i] = d.outputs;
+      const int64_t period = p.lhs_dilation[i] / std::gcd(p.stride[i], p.lhs_dilation[i]);
+      sub.out_stride_s[i] = p.out_stride_s[i] * period;
+      sub.kernel_size[i] = d.taps;
+      sub.stride[i] = d.stride;
+      sub.dilation[i] = d.dilation;
+      sub.pad[i] = d.pad;
+      sub.lhs_dilation[i] = 1;
+      sub.reversal[i] = false;
+    }
+    for (int i = S - 1; i >= 0; --i) {  // next phase, row-major
+      if (++index[i] < per_dimension[i].size()) break;
+      index[i] = 0;
+    }
+    // The phase's kernel is gathered per run into a dense [taps..., Cg, O]
+    // (HWIO) buffer.
+    const int64_t Cg = p.in_features / p.feature_groups;
+    sub.k_stride_o = 1;
+    sub.k_stride_i = p.out_features;
+    int64_t stride = Cg * p.out_features;
+    for (int i = S - 1; i >= 0; --i) {
+      sub.k_stride_s[i] = stride;
+      stride *= sub.kernel_size[i];
+    }
+    sub.kernel_elements_total = stride;
+    ComputeTaps(sub);
+    if (sub.kernel_elements() > 0) {
+      // oneDNN's convolution writes dense outputs only (strided ones run
+      // its reference loops): a phase it takes writes [N, outputs..., O]
+      // scratch, copied out after (a tenth of its time at 8x56x56x64).
+      ConvPlan dense = sub;
+      dense.out_stride_o = 1;
+      int64_t out_stride = p.out_features;
+      for (int i = S - 1; i >= 0; --i) {
+        dense.out_stride_s[i] = out_stride;
+        out_stride *= sub.out_size[i];
+      }
+      dense.out_stride_n = out_stride;
+      dense.out_elements = out_stride * sub.batch;
+      if (FinishPlan(dense).ok() && dense.onednn != nullptr) {
+        phase.output_strides = sub.out_stride_s;
+        sub = std::move(dense);
+      } else if (!FinishPlan(sub, /*try_onednn=*/false).ok()) {
+        return std::nullopt;
+      }
+    }
+    phases.push_back(std::move(phase));
+  }
+  return phases;
+}
+
 }  // namespace
 
 int64_t ConvPlan::out_spatial() const { return Product(out_size); }
@@ -434,6 +655,7 @@ std::string ConvPlan::ToString() const {
     std::vector<int64_t> flags(reversal.begin(), reversal.end());
     absl::StrAppend(&s, " reversal ", Sizes(flags));
   }
+  if (!phases.empty()) absl::StrAppend(&s, " in ", phases.size(), " phases");
   if (feature_groups != 1) absl::StrAppend(&s, " feature_groups ", feature_groups);
   if (batch_groups != 1) absl::StrAppend(&s, " batch_groups ", batch_groups);
   absl::StrAppend(&s, " kernel ",
@@ -568,19 +790,6 @@ absl::StatusOr<ConvPlan> PlanConvolution(const HloInstruction& conv) {
     if (expected != p.out_size[i]) {
       return invalid(absl::StrCat("output spatial size ", p.out_size[i], ", expected ", expected));
     }
-    // Taps: input offset of output position o, kernel tap k (-1: zero).
-    p.tap_begin.push_back(static_cast<int64_t>(p.taps.size()));
-    for (int64_t o = 0; o < p.out_size[i]; ++o) {
-      for (int64_t k = 0; k < w.size; ++k) {
-        const int64_t window_pos = w.window_reversal ? w.size - 1 - k : k;
-        const int64_t pos = o * w.stride - w.padding_low + window_pos * w.window_dilation;
-        int64_t offset = -1;
-        if (pos >= 0 && pos % w.base_dilation == 0 && pos / w.base_dilation < p.in_size[i]) {
-          offset = pos / w.base_dilation * p.in_stride_s[i];
-        }
-        p.taps.push_back(offset);
-      }
-    }
   }
   p.in_stride_n = is[dn.input_batch_dimension];
   p.in_stride_c = is[dn.input_feature_dimension];
@@ -588,70 +797,13 @@ absl::StatusOr<ConvPlan> PlanConvolution(const HloInstruction& conv) {
   p.k_stride_o = ks[dn.kernel_output_feature_dimension];
   p.out_stride_n = os[dn.output_batch_dimension];
   p.out_stride_o = os[dn.output_feature_dimension];
-
-  bool plain = S == 2 && fg == 1 && bg == 1;
-  for (int i = 0; i < S; ++i) plain = plain && p.lhs_dilation[i] == 1 && !p.reversal[i];
-  p.simple_2d = plain;
-
-  const int64_t O = p.out_features, groups = p.groups(), Og = O / groups;
-  const int64_t K = p.k(), M = p.m();
-  // Kernel as [taps..., Cg, O] row-major (HWIO), or its transpose (OHWI).
-  std::vector<std::array<int64_t, 3>> direct = {{O, p.k_stride_o, 1}, {Cg, p.k_stride_i, O}};
-  std::vector<std::array<int64_t, 3>> transposed = {{Cg, p.k_stride_i, 1}};
-  int64_t direct_stride = Cg * O, transposed_stride = Cg;
-  for (int i = S - 1; i >= 0; --i) {
-    direct.push_back({p.kernel_size[i], p.k_stride_s[i], direct_stride});
-    transposed.push_back({p.kernel_size[i], p.k_stride_s[i], transposed_stride});
-    direct_stride *= p.kernel_size[i];
-    transposed_stride *= p.kernel_size[i];
+  ComputeTaps(p);
+  if (absl::Status finished = FinishPlan(p); !finished.ok()) {
+    return Unimplemented(conv, finished.message());
   }
-  transposed.push_back({O, p.k_stride_o, K});
-  if (StridesMatch(direct)) {
-    p.kernel_use = ConvPlan::KernelUse::kDirect;
-  } else if (StridesMatch(transposed)) {
-    p.kernel_use = ConvPlan::KernelUse::kTransposed;
-  } else {
-    p.kernel_use = ConvPlan::KernelUse::kPacked;
+  if (std::optional<std::vector<ConvPhase>> phases = PlanPhases(p); phases.has_value()) {
+    p.phases = *std::move(phases);
   }
-  std::vector<std::array<int64_t, 3>> out_rows = {{O, p.out_stride_o, 1}};
-  int64_t out_stride = O;
-  for (int i = S - 1; i >= 0; --i) {
-    out_rows.push_back({p.out_size[i], p.out_stride_s[i], out_stride});
-    out_stride *= p.out_size[i];
-  }
-  out_rows.push_back({p.batch, p.out_stride_n, out_stride});
-  p.output_direct = StridesMatch(out_rows);
-
-  p.gemm.batch = groups;
-  p.gemm.m = M;
-  p.gemm.k = K;
-  p.gemm.n = Og;
-  p.gemm.rhs_transposed = p.kernel_use == ConvPlan::KernelUse::kTransposed;
-  p.gemm.type = type;
-  p.gemm.output_type = type == S8 ? S32 : type;
-  if (groups > 1) {
-    // lhs[g]: feature groups are column blocks of each im2col row; batch
-    // groups are blocks of M rows.
-    p.gemm.lda = fg * K;
-    p.gemm.lhs_batch_stride = fg > 1 ? K : M * K;
-    switch (p.kernel_use) {
-      case ConvPlan::KernelUse::kDirect:
-        p.gemm.ldb = O;
-        p.gemm.rhs_batch_stride = Og;
-        break;
-      case ConvPlan::KernelUse::kTransposed:
-        p.gemm.ldb = K;
-        p.gemm.rhs_batch_stride = Og * K;
-        break;
-      case ConvPlan::KernelUse::kPacked:
-        break;  // dense [groups][K][Og]
-    }
-    p.gemm.ldc = O;
-    p.gemm.out_batch_stride = Og;
-  }
-  absl::Status check = CheckDotShape(p.gemm);
-  if (!check.ok()) return Unimplemented(conv, check.message());
-  p.onednn = OneDnnConvolution::Create(p);
   return p;
 }
 
@@ -671,30 +823,130 @@ void SetUseIm2colForTesting(bool use) { use_im2col.store(use); }
 
 namespace {
 
+// The phase's kernel taps of `kernel` (elements of type T, the plan's) as
+// the dense [taps..., Cg, O] buffer its plan reads.
+template <typename T>
+void GatherPhaseKernel(const ConvPlan& p, const ConvPhase& phase, const T* kernel, T* dense) {
+  const ConvPlan& sub = phase.plan;
+  const int S = p.spatial();
+  const int64_t Cg = p.in_features / p.feature_groups, O = p.out_features;
+  int64_t t[ConvPlan::kMaxSpatialDimensions] = {};
+  for (int64_t tap = 0; tap < sub.kernel_elements(); ++tap) {
+    const T* src = kernel;
+    for (int i = 0; i < S; ++i) {
+      src += (phase.first_tap[i] + phase.tap_step[i] * t[i]) * p.k_stride_s[i];
+    }
+    for (int64_t c = 0; c < Cg; ++c, dense += O) {
+      const T* row = src + c * p.k_stride_i;
+      if (p.k_stride_o == 1) {
+        std::memcpy(dense, row, O * sizeof(T));
+      } else {
+        for (int64_t o = 0; o < O; ++o) dense[o] = row[o * p.k_stride_o];
+      }
+    }
+    for (int i = S - 1; i >= 0; --i) {
+      if (++t[i] < sub.kernel_size[i]) break;
+      t[i] = 0;
+    }
+  }
+}
+
+// Zeros where `plan` (a phase whose outputs read no input) writes.
+template <typename Out>
+void ZeroOutput(const ConvPlan& plan, Out* out) {
+  const int64_t OS = plan.out_spatial();
+  for (int64_t m = 0; m < plan.m(); ++m) {
+    Out* row = out + OutputOffset(plan, m, OS);
+    for (int64_t o = 0; o < plan.out_features; ++o) row[o * plan.out_stride_o] = Out{};
+  }
+}
+
+absl::Status RunPlan(const ConvPlan& p, const void* input, const void* kernel, void* output,
+                     runtime::ThreadPool* pool, const RowEpilogue* epilogue);
+
+// The dense [N, outputs..., O] result of a phase that ran into scratch,
+// copied to its places in the output (`out` at the phase's offset).
+template <typename Out>
+void CopyPhaseOutput(const ConvPlan& p, const ConvPhase& phase, const Out* dense, Out* out,
+                     runtime::ThreadPool* pool) {
+  const ConvPlan& sub = phase.plan;
+  const int64_t OS = sub.out_spatial(), O = p.out_features;
+  ParallelRows(pool, sub.m(), 64, [&](int64_t begin, int64_t end) {
+    for (int64_t m = begin; m < end; ++m) {
+      int64_t r = m % OS;
+      Out* dst = out + (m / OS) * p.out_stride_n;
+      for (int i = p.spatial() - 1; i >= 0; --i) {
+        dst += (r % sub.out_size[i]) * phase.output_strides[i];
+        r /= sub.out_size[i];
+      }
+      const Out* src = dense + m * O;
+      if (p.out_stride_o == 1) {
+        std::memcpy(dst, src, O * sizeof(Out));
+      } else {
+        for (int64_t o = 0; o < O; ++o) dst[o * p.out_stride_o] = src[o];
+      }
+    }
+  });
+}
+
+// A plan's phases in turn, each on its kernel taps gathered into this
+// thread's scratch (slot 4), writing the output in place or through
+// scratch (slot 5).
+template <typename T, typename Out = T>
+absl::Status RunPhases(const ConvPlan& p, const void* input, const void* kernel, void* output,
+                       runtime::ThreadPool* pool) {
+  int64_t largest_kernel = 1, largest_output = 0;
+  for (const ConvPhase& phase : p.phases) {
+    largest_kernel = std::max(largest_kernel, phase.plan.kernel_elements_total);
+    if (!phase.output_strides.empty()) {
+      largest_output = std::max(largest_output, phase.plan.out_elements);
+    }
+  }
+  T* dense_kernel = Scratch<T, 4>(largest_kernel);
+  Out* dense_output = largest_output > 0 ? Scratch<Out, 5>(largest_output) : nullptr;
+  for (const ConvPhase& phase : p.phases) {
+    Out* out = static_cast<Out*>(output) + phase.out_offset;
+    if (phase.plan.kernel_elements() == 0) {
+      ZeroOutput(phase.plan, out);
+      continue;
+    }
+    GatherPhaseKernel(p, phase, static_cast<const T*>(kernel), dense_kernel);
+    if (phase.output_strides.empty()) {
+      TS_RETURN_IF_ERROR(RunPlan(phase.plan, input, dense_kernel, out, pool, nullptr));
+      continue;
+    }
+    TS_RETURN_IF_ERROR(RunPlan(phase.plan, input, dense_kernel, dense_output, pool, nullptr));
+    CopyPhaseOutput(p, phase, dense_output, out, pool);
+  }
+  return absl::OkStatus();
+}
+
+// f(T{}, Out{}) for a plan's GEMM type: T its input and kernel, Out its
+// sums and output.
+template <typename F>
+absl::Status WithGemmTypes(PrimitiveType type, F&& f) {
+  switch (type) {
+    case F32: return f(float{}, float{});
+    case F64: return f(double{}, double{});
+    case S32: return f(int32_t{}, int32_t{});
+    case S8: return f(int8_t{}, int32_t{});
+    default:
+      return absl::UnimplementedError(absl::StrCat("convolution of ", PrimitiveTypeName(type)));
+  }
+}
+
 // The plan on buffers of its GEMM type (`type`).
 absl::Status RunPlan(const ConvPlan& p, const void* input, const void* kernel, void* output,
                      runtime::ThreadPool* pool, const RowEpilogue* epilogue) {
-  if (p.onednn != nullptr && !use_im2col.load(std::memory_order_relaxed)) {
+  if (p.phases.empty() && p.onednn != nullptr && !use_im2col.load(std::memory_order_relaxed)) {
     return p.onednn->Run(input, kernel, output, pool, epilogue);
   }
-  absl::Status status;
-  switch (p.type) {
-    case F32:
-      status = Run<float>(p, input, kernel, output, pool);
-      break;
-    case F64:
-      status = Run<double>(p, input, kernel, output, pool);
-      break;
-    case S32:
-      status = Run<int32_t>(p, input, kernel, output, pool);
-      break;
-    case S8:
-      status = Run<int8_t, int32_t>(p, input, kernel, output, pool);
-      break;
-    default:
-      return absl::UnimplementedError(
-          absl::StrCat("convolution of ", PrimitiveTypeName(p.type)));
-  }
+  absl::Status status = WithGemmTypes(p.type, [&](auto t, auto out) {
+    using T = decltype(t);
+    using Out = decltype(out);
+    return p.phases.empty() ? Run<T, Out>(p, input, kernel, output, pool)
+                            : RunPhases<T, Out>(p, input, kernel, output, pool);
+  });
   if (status.ok() && epilogue != nullptr) RunEpilogueOverBatch(*epilogue, p.batch, pool);
   return status;
 }

@@ -23,7 +23,12 @@
 // scatter.  Scratch is per calling thread (thread_local), reused across
 // calls.  batch_group_count B > 1 (weight gradients of grouped
 // convolutions) is the same batched GEMM with the groups taken from blocks
-// of N/B input batch rows instead of blocks of feature columns.
+// of N/B input batch rows instead of blocks of feature columns.  An lhs
+// (base) dilated convolution (a transposed convolution, or the input
+// gradient of a strided one) runs as phases (ConvPhase): the outputs that
+// read the input through one set of taps, each a convolution without lhs
+// dilation, so no product with a hole's zero is computed (stride 2 in 2-D:
+// a quarter of the work).
 //
 // PlanConvolution accepts f32 and f64 convolutions (and f16, bf16 and f8
 // ones, into their own type or f32, computed in f32; and integer ones of 8
@@ -59,6 +64,7 @@ class ThreadPool;
 namespace cpu {
 
 class OneDnnConvolution;
+struct ConvPhase;
 
 struct ConvPlan {
   static constexpr int kMaxSpatialDimensions = 8;
@@ -101,6 +107,10 @@ struct ConvPlan {
   // oneDNN's direct convolution where it runs this plan (onednn_conv.h;
   // shared by copies of the plan), else null: im2col + GEMM.
   std::shared_ptr<const OneDnnConvolution> onednn;
+  // With lhs (base) dilation: the output's phases (ConvPhase), run in turn
+  // in place of this plan's own im2col, which would multiply the holes'
+  // zeros.  Empty otherwise, or when there would be more than 64.
+  std::vector<ConvPhase> phases;
 
   int spatial() const { return static_cast<int>(in_size.size()); }
   int64_t groups() const { return feature_groups * batch_groups; }
@@ -110,6 +120,25 @@ struct ConvPlan {
   int64_t k() const { return kernel_elements() * (in_features / feature_groups); }  // per group
   int64_t flops() const { return gemm.flops(); }
   std::string ToString() const;
+};
+
+// The output positions of an lhs-dilated convolution that read the input
+// through one set of taps per spatial dimension: those at offsets
+// residue_i + P_i * j (P_i the dilation over its gcd with the stride)
+// from the start.  `plan` computes them as a convolution without lhs
+// dilation on a kernel of that set's taps only, gathered per run into
+// dense [taps..., Cg, O] scratch from the original kernel's taps
+// first_tap[i] + tap_step[i] * t; its output is the original's from
+// out_offset on, with spatial strides P_i times the original's, or, where
+// oneDNN runs the phase (it takes dense outputs only), dense [N,
+// outputs..., O] scratch copied there after (output_strides: the strides
+// it is copied with; empty when the plan writes the output itself).  A
+// plan with no taps in some dimension writes zeros.
+struct ConvPhase {
+  ConvPlan plan;
+  int64_t out_offset = 0;  // elements
+  std::vector<int64_t> first_tap, tap_step;
+  std::vector<int64_t> output_strides;
 };
 
 absl::StatusOr<ConvPlan> PlanConvolution(const HloInstruction& conv);

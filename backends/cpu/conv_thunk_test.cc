@@ -386,6 +386,49 @@ TEST(ConvThunkTest, LhsDilationNegativePadding1D) {
                        "window={size=2 pad=-2_-1 lhs_dilate=3}, dim_labels=b0f_0io->b0f"));
 }
 
+// lhs dilation runs as phases, each a convolution on the taps that read
+// the input: JAX's stride-2 transposed convolution (four phases of 2x2,
+// 2x1, 1x2 and 1x1 taps, each one oneDNN takes); a stride sharing a factor
+// with the dilation (period 2 of dilation 4) and a window dilation too
+// (taps 2 apart); a dilation beyond the window (phases with no taps write
+// zeros); and more than 64 phases (the whole window, holes and all).
+TEST(ConvThunkTest, LhsDilationRunsInPhases) {
+  const std::string transposed =
+      ConvModule("f32[2,7,6,16]", "f32[3,3,16,8]", "f32[2,14,12,8]",
+                 "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f");
+  auto module = ParseHloModule(transposed);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<ConvPlan> plan =
+      PlanConvolution(*(*module)->entry_computation()->root_instruction());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->phases.size(), 4);
+  int64_t taps = 0;
+  for (const ConvPhase& phase : plan->phases) {
+    EXPECT_NE(phase.plan.onednn, nullptr) << phase.plan.ToString();
+    taps += phase.plan.kernel_elements();
+  }
+  EXPECT_EQ(taps, 9);
+  CheckBoth(transposed);
+  SetUseIm2colForTesting(true);
+  CheckBoth(transposed);
+  SetUseIm2colForTesting(false);
+
+  CheckBoth(ConvModule("f32[1,9,11,3]", "f32[3,5,3,4]", "f32[1,17,6,4]",
+                       "window={size=3x5 stride=2x3 pad=3_1x-2_3 rhs_dilate=2x1 lhs_dilate=4x2 "
+                       "rhs_reversal=0x1}, dim_labels=b01f_01io->b01f"));
+  CheckBoth(ConvModule("f32[2,5,4,3]", "f32[2,2,3,5]", "f32[2,19,12,5]",
+                       "window={size=2x2 pad=1_2x0_0 lhs_dilate=4x4}, dim_labels=b01f_01io->b01f"));
+  const std::string many = ConvModule("f32[1,3,3,2]", "f32[2,2,2,3]", "f32[1,20,20,3]",
+                                      "window={size=2x2 pad=1_1x1_1 lhs_dilate=9x9}, "
+                                      "dim_labels=b01f_01io->b01f");
+  module = ParseHloModule(many);
+  ASSERT_TRUE(module.ok()) << module.status();
+  plan = PlanConvolution(*(*module)->entry_computation()->root_instruction());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->phases.empty());
+  CheckBoth(many);
+}
+
 TEST(ConvThunkTest, WindowReversal) {
   CheckBoth(ConvModule("f32[2,8,9,3]", "f32[3,2,3,5]", "f32[2,8,8,5]",
                        "window={size=3x2 pad=1_1x0_0 rhs_reversal=1x0}, "

@@ -145,6 +145,22 @@ OPS = {
     "eig_128": (lambda a: jnp.abs(jnp.linalg.eig(a)[1]), [f32(128, 128)]),
     "eigvals_256": (lambda a: jnp.abs(jnp.linalg.eigvals(a)), [f32(256, 256)]),
     "eigh_8x8_batch": (lambda a: jnp.linalg.eigh(a)[0], [well_conditioned(1024, 8, 8)]),
+    # A stride-2 convolution's gradient by its input: lhs dilation 2.
+    "conv_transpose": (
+        lambda x, w: lax.conv_transpose(x, w, (2, 2), "SAME",
+                                        dimension_numbers=("NHWC", "HWIO", "NHWC")),
+        [f32(8, 28, 28, 64), f32(3, 3, 64, 64)]),
+    "conv_input_grad": (
+        lambda x, w: jax.grad(lambda x: jnp.sum(lax.conv_general_dilated(
+            x, w, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")) ** 2))(x),
+        [f32(8, 56, 56, 64), f32(3, 3, 64, 64)]),
+    "sort_1m": (jnp.sort, [f32(1 << 20)]),
+    # A scan writing one row per step: while, dynamic-update-slice in place.
+    "fori_loop_rows": (
+        lambda x: lax.fori_loop(0, 512, lambda i, acc: lax.dynamic_update_slice(
+            acc, jnp.tanh(lax.dynamic_slice(acc, (jnp.maximum(i - 1, 0), 0), (1, 256)) + 1.0),
+            (i, 0)), x),
+        [f32(512, 256)]),
 }
 
 

@@ -409,8 +409,7 @@ absl::Status SortThunk::Execute(const Arena& arena) const {
   std::vector<void*> out;
   for (const BufferSlice& slice : operands_) in.push_back(arena.Address(slice));
   for (const BufferSlice& slice : results_) out.push_back(arena.Address(slice));
-  return RunSort(plan_, reinterpret_cast<SortComparator*>(*comparator_), in, out,
-                 &runtime::ThreadPool::Default());
+  return RunSort(plan_, Comparator(), in, out, &runtime::ThreadPool::Default());
 }
 
 std::string SortThunk::ToString() const {
@@ -418,12 +417,13 @@ std::string SortThunk::ToString() const {
   for (const BufferSlice& slice : operands_) in.push_back(SliceString(slice));
   for (const BufferSlice& slice : results_) out.push_back(SliceString(slice));
   return absl::StrCat("sort ", name(), " along ", plan_.dimension, " (", absl::StrJoin(in, ", "),
-                      ") -> (", absl::StrJoin(out, ", "), ")");
+                      ") -> (", absl::StrJoin(out, ", "), ")",
+                      plan_.key.has_value() ? absl::StrCat(" ", plan_.key->ToString()) : "");
 }
 
 std::unique_ptr<runtime::Thunk> SortThunk::Lower() const {
   const SortPlan plan = plan_;
-  auto* less = reinterpret_cast<SortComparator*>(*comparator_);
+  SortComparator* less = Comparator();
   const size_t n = operands_.size();
   return LowerToHostCall(
       [plan, less, n](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {

@@ -275,8 +275,14 @@ class SortThunk : public CpuThunk {
   std::vector<BufferSlice> Slices() const override;
 
  private:
+  // The JIT comparator, or null where the plan sorts by a key.
+  SortComparator* Comparator() const {
+    return comparator_ == nullptr ? nullptr : reinterpret_cast<SortComparator*>(*comparator_);
+  }
+
   SortPlan plan_;
-  std::shared_ptr<void*> comparator_;  // the address, set when the JIT finalizes
+  // The address, set when the JIT finalizes; null where plan_.key is set.
+  std::shared_ptr<void*> comparator_;
   std::vector<BufferSlice> operands_, results_;
 };
 

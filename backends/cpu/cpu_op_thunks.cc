@@ -217,9 +217,13 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TrySort(
     }
     results.push_back(slice);
   }
-  TS_ASSIGN_OR_RETURN(std::shared_ptr<void*> comparator,
-                      executable_.kernel_compiler_->CompileComparator(*sort->to_apply(),
-                                                                      plan.types));
+  // A comparator that orders by one operand's keys is not compiled: the
+  // rows are sorted by the keys' bits (sort_keys.h).
+  std::shared_ptr<void*> comparator;
+  if (!plan.key.has_value()) {
+    TS_ASSIGN_OR_RETURN(
+        comparator, executable_.kernel_compiler_->CompileComparator(*sort->to_apply(), plan.types));
+  }
   return std::unique_ptr<CpuThunk>(std::make_unique<SortThunk>(
       sort->name(), std::move(plan), std::move(comparator), std::move(operands),
       std::move(results)));

@@ -266,6 +266,81 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
 }
 
+// Sorts by keys (sort_keys.h): jnp.sort's comparator (NaNs and -0
+// canonicalized, then a total order) ascending and descending along rows
+// long enough for the radix sort, an argsort carrying an iota, a
+// descending u8 sort along a major dimension and an s64 sort; element for
+// element with the evaluator.
+TEST(CpuOpsTest, SortsByKeysAsTheEvaluator) {
+  const std::string jax_order = R"(
+  ne.2 = pred[] compare(a, a), direction=NE
+  qnan = f32[] constant(nan)
+  zero = f32[] constant(0)
+  eq.2 = pred[] compare(a, zero), direction=EQ
+  s.4 = f32[] select(eq.2, zero, a)
+  s.5 = f32[] select(ne.2, qnan, s.4)
+  ne.3 = pred[] compare(b, b), direction=NE
+  eq.3 = pred[] compare(b, zero), direction=EQ
+  s.6 = f32[] select(eq.3, zero, b)
+  s.7 = f32[] select(ne.3, qnan, s.6))";
+  const std::string text = absl::StrCat(R"(
+HloModule sorts
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1))",
+                                        jax_order, R"(
+  ROOT lt = pred[] compare(s.5, s.7), direction=LT, type=TOTALORDER
+}
+greater_carrying {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] parameter(3))",
+                                        jax_order, R"(
+  ROOT gt = pred[] compare(s.5, s.7), direction=GT, type=TOTALORDER
+}
+u8_greater {
+  a = u8[] parameter(0)
+  b = u8[] parameter(1)
+  ROOT gt = pred[] compare(a, b), direction=GT
+}
+s64_less {
+  a = s64[] parameter(0)
+  b = s64[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+ENTRY main {
+  x = f32[3,700] parameter(0)
+  up = f32[3,700] sort(x), dimensions={1}, is_stable=true, to_apply=less
+  idx = s32[3,700] iota(), iota_dimension=1
+  down = (f32[3,700], s32[3,700]) sort(x, idx), dimensions={1}, is_stable=true, to_apply=greater_carrying
+  dv = f32[3,700] get-tuple-element(down), index=0
+  di = s32[3,700] get-tuple-element(down), index=1
+  y = u8[400,3] parameter(1)
+  ys = u8[400,3] sort(y), dimensions={0}, to_apply=u8_greater
+  z = s64[300] parameter(2)
+  zs = s64[300] sort(z), dimensions={0}, to_apply=s64_less
+  ROOT t = (f32[3,700], f32[3,700], s32[3,700], u8[400,3], s64[300]) tuple(up, dv, di, ys, zs)
+}
+)");
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> arguments = RandomArguments(**module, 8);
+  // Ties, signed zeros and NaNs of both signs among the keys.
+  float* x = arguments[0].data<float>().data();
+  for (int i = 0; i < 3 * 700; i += 7) x[i] = 0.25f;
+  for (int i = 1; i < 3 * 700; i += 50) {
+    x[i] = -0.0f;
+    x[i + 1] = 0.0f;
+    x[i + 2] = std::nanf("");
+    x[i + 3] = -std::nanf("");
+    x[i + 4] = -INFINITY;
+  }
+  Counts counts;
+  CheckModule(text, std::move(arguments), &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+}
+
 // Sort: JAX's NaN-aware total order on f32 keys carrying s32 values,
 // along a minor and a major dimension, descending s32, pred keys, a
 // column-major operand and a comparator that is not a strict weak order;

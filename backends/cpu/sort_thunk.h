@@ -8,15 +8,19 @@
 // Each row (every index of the other dimensions) is ordered by the same
 // bottom-up merge sort the evaluator uses -- stable, and in bounds even for
 // a comparator that is not a strict weak order -- so results match it
-// element for element; rows are split over the thread pool.
+// element for element; or, where the comparator is a strict weak order by
+// one operand's keys, by a stable sort of those keys' bits, which gives the
+// same permutation (sort_keys.h).  Rows are split over the thread pool.
 #ifndef TESSERA_BACKENDS_CPU_SORT_THUNK_H_
 #define TESSERA_BACKENDS_CPU_SORT_THUNK_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "backends/cpu/sort_keys.h"
 #include "hlo/ir/primitive_type.h"
 
 namespace tessera {
@@ -36,6 +40,9 @@ struct SortPlan {
   std::vector<int64_t> element_bytes;         // per operand (PRED: 1)
   std::vector<std::vector<int64_t>> operand_strides;  // elements per dimension
   std::vector<std::vector<int64_t>> result_strides;
+  // Where the comparator orders by one operand's keys (MatchSortKey):
+  // rows are sorted by them (SortByKey), with no comparator calls.
+  std::optional<SortKey> key;
 };
 
 // The plan of an HLO `sort` whose buffers lie as their shapes' layouts say.
@@ -43,8 +50,9 @@ absl::StatusOr<SortPlan> PlanSort(const HloInstruction& sort);
 
 using SortComparator = uint8_t(const void* const* lhs, const void* const* rhs);
 
-// results[k] = operands[k] with each row permuted into `less` order.
-// Results must not overlap operands.  `pool` may be null.
+// results[k] = operands[k] with each row permuted into `less` order (by
+// plan.key where set: `less` may then be null).  Results must not overlap
+// operands.  `pool` may be null.
 absl::Status RunSort(const SortPlan& plan, SortComparator* less,
                      absl::Span<const void* const> operands, absl::Span<void* const> results,
                      runtime::ThreadPool* pool);

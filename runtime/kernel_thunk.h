@@ -45,6 +45,13 @@ class KernelThunk : public Thunk {
   KernelThunk(std::string name, std::vector<BufferSlice> buffers, Callable fn,
               int64_t work_size = 1, int64_t partitions = 1);
 
+  // One thunk running `kernels` (each RunsAsOneBlock) one after the other,
+  // over their slices in turn: a loop body of small kernels pays one
+  // dispatch per iteration, not one per kernel.  Named "a + b + c".
+  static std::unique_ptr<KernelThunk> Chain(std::vector<std::unique_ptr<KernelThunk>> kernels);
+  // True when the kernel runs as one call on the calling thread.
+  bool RunsAsOneBlock() const { return partitions_ <= 1 || work_size_ <= 1; }
+
   const std::vector<BufferSlice>& buffers() const { return buffers_; }
   int64_t work_size() const { return work_size_; }
   int64_t partitions() const { return partitions_; }

@@ -16,6 +16,7 @@
 #include "backends/cpu/kernel_computations.h"
 #include "backends/cpu/loop_kernel.h"
 #include "backends/cpu/onednn_gemm.h"
+#include "backends/cpu/while_trip_count.h"
 #include "backends/interpreter/interpreter_backend.h"
 #include "hlo/analysis/hlo_verifier.h"
 #include "hlo/analysis/linalg_op.h"
@@ -428,9 +429,9 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryControlFlow(
       CpuThunkSequence condition_thunks, body_thunks;
       TS_RETURN_IF_ERROR(BuildSequence(condition, &condition_thunks));
       TS_RETURN_IF_ERROR(BuildSequence(body, &body_thunks));
-      return std::unique_ptr<CpuThunk>(
-          std::make_unique<WhileThunk>(name, std::move(init_thunks), std::move(condition_thunks),
-                                       predicate, std::move(body_thunks)));
+      return std::unique_ptr<CpuThunk>(std::make_unique<WhileThunk>(
+          name, std::move(init_thunks), std::move(condition_thunks), predicate,
+          std::move(body_thunks), KnownTripCount(*instruction)));
     }
     case HloOpcode::kConditional: {
       const HloInstruction* selector = instruction->operand(0);

@@ -137,9 +137,45 @@ std::unique_ptr<runtime::Thunk> CpuThunk::Lower() const {
 
 namespace {
 
+// The runtime thunks of `thunks` in order, nested sequences inlined.
+void AppendLowered(const CpuThunkSequence& thunks,
+                   std::vector<std::unique_ptr<runtime::Thunk>>* lowered) {
+  for (const std::unique_ptr<CpuThunk>& thunk : thunks) {
+    if (const auto* sequence = dynamic_cast<const SequenceThunk*>(thunk.get())) {
+      AppendLowered(sequence->thunks(), lowered);
+    } else {
+      lowered->push_back(thunk->Lower());
+    }
+  }
+}
+
+// The thunks lowered, each run of consecutive kernels that execute as one
+// call chained into one runtime thunk: a loop iteration of small kernels
+// (a counter, a row of a scan) is then one dispatch, not one per kernel
+// (1000 iterations of a scalar counter: 67 -> N us).
 runtime::ThunkSequence LowerSequence(const CpuThunkSequence& thunks) {
+  std::vector<std::unique_ptr<runtime::Thunk>> lowered;
+  AppendLowered(thunks, &lowered);
   runtime::ThunkSequence sequence;
-  for (const std::unique_ptr<CpuThunk>& thunk : thunks) sequence.Add(thunk->Lower());
+  std::vector<std::unique_ptr<runtime::KernelThunk>> run;
+  auto flush = [&] {
+    if (run.size() == 1) {
+      sequence.Add(std::move(run.front()));
+    } else if (run.size() > 1) {
+      sequence.Add(runtime::KernelThunk::Chain(std::move(run)));
+    }
+    run.clear();
+  };
+  for (std::unique_ptr<runtime::Thunk>& thunk : lowered) {
+    if (thunk->kind() == runtime::Thunk::Kind::kKernel &&
+        static_cast<const runtime::KernelThunk&>(*thunk).RunsAsOneBlock()) {
+      run.emplace_back(static_cast<runtime::KernelThunk*>(thunk.release()));
+      continue;
+    }
+    flush();
+    sequence.Add(std::move(thunk));
+  }
+  flush();
   return sequence;
 }
 
@@ -190,8 +226,8 @@ std::unique_ptr<runtime::Thunk> CopyThunk::Lower() const {
 }
 
 std::unique_ptr<runtime::Thunk> WhileThunk::Lower() const {
-  auto loop = std::make_unique<runtime::WhileThunk>(name(), LowerSequence(condition_),
-                                                    ToRuntime(predicate_), LowerSequence(body_));
+  auto loop = std::make_unique<runtime::WhileThunk>(
+      name(), LowerSequence(condition_), ToRuntime(predicate_), LowerSequence(body_), trip_count_);
   if (init_.empty()) return loop;
   runtime::ThunkSequence sequence = LowerSequence(init_);
   sequence.Add(std::move(loop));
@@ -583,6 +619,10 @@ std::string CopyThunk::ToString() const {
 absl::Status WhileThunk::Execute(const Arena& arena) const {
   absl::Status status = RunSequence(init_, arena);
   if (!status.ok()) return status;
+  if (trip_count_.has_value()) {
+    for (int64_t i = 0; i < *trip_count_; ++i) TS_RETURN_IF_ERROR(RunSequence(body_, arena));
+    return absl::OkStatus();
+  }
   for (;;) {
     status = RunSequence(condition_, arena);
     if (!status.ok()) return status;
@@ -594,7 +634,11 @@ absl::Status WhileThunk::Execute(const Arena& arena) const {
 }
 
 std::string WhileThunk::ToString() const {
-  std::string out = absl::StrCat("while ", name(), " (predicate ", predicate_.ToString(), ") {");
+  std::string out = absl::StrCat("while ", name(),
+                                 trip_count_.has_value()
+                                     ? absl::StrCat(" (trip count ", *trip_count_, ")")
+                                     : absl::StrCat(" (predicate ", predicate_.ToString(), ")"),
+                                 " {");
   if (!init_.empty()) PrintSequence(init_, "init", &out);
   PrintSequence(condition_, "condition", &out);
   PrintSequence(body_, "body", &out);

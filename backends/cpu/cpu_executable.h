@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -371,6 +372,7 @@ class SequenceThunk : public CpuThunk {
   bool native() const override;
   std::string ToString() const override;
   std::unique_ptr<runtime::Thunk> Lower() const override;
+  const std::vector<std::unique_ptr<CpuThunk>>& thunks() const { return thunks_; }
 
  private:
   std::vector<std::unique_ptr<CpuThunk>> thunks_;
@@ -397,16 +399,19 @@ class CopyThunk : public CpuThunk {
 // A while loop over the arena: the state lives in one set of slices (init,
 // body parameter, body root and the loop's value share them); `init`
 // copies the init in where it lies elsewhere.  Each iteration runs the
-// condition, reads its PRED, then runs the body.
+// condition, reads its PRED, then runs the body; with a known trip count
+// (KnownTripCount) the body runs that many times and the condition never.
 class WhileThunk : public CpuThunk {
  public:
   WhileThunk(std::string name, CpuThunkSequence init, CpuThunkSequence condition,
-             BufferSlice predicate, CpuThunkSequence body)
+             BufferSlice predicate, CpuThunkSequence body,
+             std::optional<int64_t> trip_count = std::nullopt)
       : CpuThunk(std::move(name)),
         init_(std::move(init)),
         condition_(std::move(condition)),
         predicate_(predicate),
-        body_(std::move(body)) {}
+        body_(std::move(body)),
+        trip_count_(trip_count) {}
   absl::Status Execute(const Arena& arena) const override;
   bool native() const override { return true; }
   std::string ToString() const override;
@@ -417,6 +422,7 @@ class WhileThunk : public CpuThunk {
   CpuThunkSequence condition_;
   BufferSlice predicate_;
   CpuThunkSequence body_;
+  std::optional<int64_t> trip_count_;
 };
 
 // A conditional: a PRED selector picks branch 0 (true) or 1 (false); an

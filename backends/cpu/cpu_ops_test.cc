@@ -742,6 +742,99 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
 }
 
+// Counted loops run their trip count without the condition (up by 1 from
+// below, down by 3 with >=, one that never runs, and one whose bound is a
+// parameter and keeps its condition); against the evaluator, and the
+// counts in the runtime plan.
+TEST(CpuOpsTest, CountedLoopsRunTheirTripCount) {
+  const std::string text = R"(
+HloModule loops
+up_body {
+  s = (s32[], f32[5]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[5] get-tuple-element(s), index=1
+  fi = f32[] convert(i)
+  b = f32[5] broadcast(fi), dimensions={}
+  w = f32[5] add(v, b)
+  one = s32[] constant(1)
+  n = s32[] add(i, one)
+  ROOT t = (s32[], f32[5]) tuple(n, w)
+}
+up_cond {
+  s = (s32[], f32[5]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  k = s32[] constant(7)
+  ROOT c = pred[] compare(i, k), direction=LT
+}
+down_body {
+  s = (s32[], f32[5]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[5] get-tuple-element(s), index=1
+  half = f32[5] constant({0.5, 0.5, 0.5, 0.5, 0.5})
+  w = f32[5] multiply(v, half)
+  three = s32[] constant(3)
+  n = s32[] subtract(i, three)
+  ROOT t = (s32[], f32[5]) tuple(n, w)
+}
+down_cond {
+  s = (s32[], f32[5]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  z = s32[] constant(0)
+  ROOT c = pred[] compare(z, i), direction=LE
+}
+bound_cond {
+  s = (s32[], f32[5], s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  k = s32[] get-tuple-element(s), index=2
+  ROOT c = pred[] compare(i, k), direction=LT
+}
+bound_body {
+  s = (s32[], f32[5], s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[5] get-tuple-element(s), index=1
+  k = s32[] get-tuple-element(s), index=2
+  w = f32[5] add(v, v)
+  one = s32[] constant(1)
+  n = s32[] add(i, one)
+  ROOT t = (s32[], f32[5], s32[]) tuple(n, w, k)
+}
+ENTRY main {
+  x = f32[5] parameter(0)
+  zero = s32[] constant(0)
+  up = (s32[], f32[5]) while((s32[], f32[5]) tuple(zero, x)), condition=up_cond, body=up_body
+  ten = s32[] constant(10)
+  down = (s32[], f32[5]) while((s32[], f32[5]) tuple(ten, x)), condition=down_cond, body=down_body
+  nine = s32[] constant(9)
+  never = (s32[], f32[5]) while((s32[], f32[5]) tuple(nine, x)), condition=up_cond, body=up_body
+  bound = s32[] parameter(1)
+  two = s32[] constant(2)
+  clamped = s32[] clamp(zero, bound, two)
+  some = (s32[], f32[5], s32[]) while((s32[], f32[5], s32[]) tuple(zero, x, clamped)), condition=bound_cond, body=bound_body
+  u = f32[5] get-tuple-element(up), index=1
+  ui = s32[] get-tuple-element(up), index=0
+  d = f32[5] get-tuple-element(down), index=1
+  di = s32[] get-tuple-element(down), index=0
+  nv = f32[5] get-tuple-element(never), index=1
+  ni = s32[] get-tuple-element(never), index=0
+  sv = f32[5] get-tuple-element(some), index=1
+  ROOT t = (f32[5], s32[], f32[5], s32[], f32[5], s32[], f32[5]) tuple(u, ui, d, di, nv, ni, sv)
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+  auto module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(*std::move(module), LibmMath());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::string plan = (*executable)->ToString();
+  EXPECT_NE(plan.find("(trip count 7)"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("(trip count 4)"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("(trip count 0)"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("(predicate"), std::string::npos) << plan;
+}
+
 // A scan: a while loop writing one row per step into a loop-carried
 // buffer with dynamic-update-slice (in place over the buffer, so a step
 // writes only its row), including starts past the end (clamped), f32 and

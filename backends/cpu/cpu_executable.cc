@@ -152,7 +152,7 @@ void AppendLowered(const CpuThunkSequence& thunks,
 // The thunks lowered, each run of consecutive kernels that execute as one
 // call chained into one runtime thunk: a loop iteration of small kernels
 // (a counter, a row of a scan) is then one dispatch, not one per kernel
-// (1000 iterations of a scalar counter: 67 -> N us).
+// (1000 iterations of a scalar counter: 71 -> 35 us, before trip counts).
 runtime::ThunkSequence LowerSequence(const CpuThunkSequence& thunks) {
   std::vector<std::unique_ptr<runtime::Thunk>> lowered;
   AppendLowered(thunks, &lowered);

@@ -155,6 +155,13 @@ OPS = {
             x, w, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")) ** 2))(x),
         [f32(8, 56, 56, 64), f32(3, 3, 64, 64)]),
     "sort_1m": (jnp.sort, [f32(1 << 20)]),
+    # Loops of small steps: the cost of an iteration.
+    "fori_scalar": (lambda x: lax.fori_loop(0, 1000, lambda i, c: c + 1.0, x),
+                    [np.float32(0)]),
+    "fori_tanh_64": (lambda x: lax.fori_loop(0, 1000, lambda i, c: jnp.tanh(c) * 0.5 + 0.1, x),
+                     [f32(64)]),
+    "scan_stack_64": (lambda x: lax.scan(lambda c, _: (jnp.tanh(c) + 0.1, c * 2.0), x, None,
+                                         length=1000)[1], [f32(64)]),
     # A scan writing one row per step: while, dynamic-update-slice in place.
     "fori_loop_rows": (
         lambda x: lax.fori_loop(0, 512, lambda i, acc: lax.dynamic_update_slice(

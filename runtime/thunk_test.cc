@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -80,6 +81,43 @@ TEST_F(ThunkTest, KernelThunkAddsTwoFloatBuffers) {
   ASSERT_TRUE(thunk.Execute(Params()).ok());
   for (int i = 0; i < 8; ++i) EXPECT_EQ(At<float>(2, 64)[i], 1.5f * i);
   EXPECT_EQ(thunk.ToString(), "kernel add (a0[0, 32), a1[0, 32), a2[64, 96))\n");
+}
+
+// A chain runs its kernels in order, each on its own slices (the third
+// reads what the first wrote), whole ones and one-block partitioned ones,
+// and calls none with no work; more slices than fit on the stack.
+TEST_F(ThunkTest, ChainRunsItsKernelsInOrderOnTheirOwnSlices) {
+  for (int i = 0; i < 8; ++i) {
+    At<float>(0)[i] = i;
+    At<float>(1)[i] = 1;
+  }
+  std::vector<std::unique_ptr<KernelThunk>> kernels;
+  kernels.push_back(std::make_unique<KernelThunk>(
+      "first", std::vector<BufferSlice>{{0, 0, 32}, {1, 0, 32}, {2, 0, 32}}, &AddEight));
+  kernels.push_back(std::make_unique<KernelThunk>(
+      "idle", std::vector<BufferSlice>{{0, 0, 32}, {1, 0, 32}, {3, 256, 32}}, &AddRange, 0, 1));
+  kernels.push_back(std::make_unique<KernelThunk>(
+      "third", std::vector<BufferSlice>{{2, 0, 32}, {1, 0, 32}, {3, 0, 32}}, &AddRange, 8, 1));
+  EXPECT_TRUE(kernels[2]->RunsAsOneBlock());
+  EXPECT_FALSE(KernelThunk("split", {}, &AddRange, 8, 2).RunsAsOneBlock());
+  // Many more: slices beyond the stack's room (each writes a3[512 + 32k]).
+  for (int k = 0; k < 30; ++k) {
+    kernels.push_back(std::make_unique<KernelThunk>(
+        absl::StrCat("more", k),
+        std::vector<BufferSlice>{{0, 0, 32}, {1, 0, 32}, {3, 512 + 32 * k, 32}}, &AddEight));
+  }
+  std::memset(At<float>(3, 256), 0x7f, 32);
+  std::unique_ptr<KernelThunk> chain = KernelThunk::Chain(std::move(kernels));
+  EXPECT_THAT(chain->name(), ::testing::StartsWith("first + idle + third + more0 + "));
+  EXPECT_EQ(chain->buffers().size(), 99u);
+  ASSERT_TRUE(chain->Check(*plan_).ok());
+  ASSERT_TRUE(chain->Execute(Params()).ok());
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(At<float>(2)[i], i + 1.0f);
+    EXPECT_EQ(At<float>(3)[i], i + 2.0f);
+    EXPECT_EQ(At<float>(3, 512 + 32 * 29)[i], i + 1.0f);
+  }
+  EXPECT_NE(At<float>(3, 256)[0], 1.0f);  // "idle" ran nothing
 }
 
 TEST_F(ThunkTest, ProfileTimesEachThunkIncludingNestedOnes) {

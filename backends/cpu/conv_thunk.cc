@@ -557,15 +557,24 @@ std::vector<PhaseOfDimension> PhasesOfDimension(const ConvPlan& p, int i) {
   return phases;
 }
 
-// The phases of a plan with lhs dilation, or nullopt: none, or more than
-// kMaxPhases (each phase is a GEMM of its own: a dilation far larger than
-// the window leaves most of them empty).
+// Below this many flops of the whole window's GEMM, an lhs-dilated
+// convolution runs as one: its phases' own costs (a kernel gathered, a
+// GEMM or oneDNN call each) outweigh the zeros they skip (a 16x16x16
+// transposed convolution: 19 us whole, 35 us in phases; at 4.7 MFLOP they
+// break even, at 19 MFLOP phases take 0.08 ms against 0.11-0.17).
+std::atomic<int64_t> min_phased_flops{int64_t{1} << 22};
+
+// The phases of a plan with lhs dilation, or nullopt: none, too small a
+// convolution, or more than kMaxPhases (each phase is a GEMM of its own: a
+// dilation far larger than the window leaves most of them empty).
 std::optional<std::vector<ConvPhase>> PlanPhases(const ConvPlan& p) {
   constexpr int64_t kMaxPhases = 64;
   const int S = p.spatial();
   bool dilated = false;
   for (int i = 0; i < S; ++i) dilated |= p.lhs_dilation[i] != 1;
-  if (!dilated) return std::nullopt;
+  if (!dilated || p.flops() < min_phased_flops.load(std::memory_order_relaxed)) {
+    return std::nullopt;
+  }
   std::vector<std::vector<PhaseOfDimension>> per_dimension;
   int64_t count = 1;
   for (int i = 0; i < S; ++i) {
@@ -821,6 +830,8 @@ void RunEpilogueOverBatch(const RowEpilogue& epilogue, int64_t batch, runtime::T
 
 void SetUseIm2colForTesting(bool use) { use_im2col.store(use); }
 
+void SetMinPhasedFlopsForTesting(int64_t flops) { min_phased_flops.store(flops); }
+
 namespace {
 
 // The phase's kernel taps of `kernel` (elements of type T, the plan's) as
@@ -889,6 +900,9 @@ void CopyPhaseOutput(const ConvPlan& p, const ConvPhase& phase, const Out* dense
   });
 }
 
+// Below this many flops a phase runs on the calling thread.
+constexpr int64_t kPhaseFlopsForThreads = int64_t{1} << 22;
+
 // A plan's phases in turn, each on its kernel taps gathered into this
 // thread's scratch (slot 4), writing the output in place or through
 // scratch (slot 5).
@@ -910,13 +924,17 @@ absl::Status RunPhases(const ConvPlan& p, const void* input, const void* kernel,
       ZeroOutput(phase.plan, out);
       continue;
     }
+    // A small phase runs on this thread: waking the pool's threads for
+    // each of a few tiny phases cost more than their work (a 16x16x16
+    // transposed convolution: 19 us whole, 118 us in phases on the pool).
+    runtime::ThreadPool* phase_pool = phase.plan.flops() >= kPhaseFlopsForThreads ? pool : nullptr;
     GatherPhaseKernel(p, phase, static_cast<const T*>(kernel), dense_kernel);
     if (phase.output_strides.empty()) {
-      TS_RETURN_IF_ERROR(RunPlan(phase.plan, input, dense_kernel, out, pool, nullptr));
+      TS_RETURN_IF_ERROR(RunPlan(phase.plan, input, dense_kernel, out, phase_pool, nullptr));
       continue;
     }
-    TS_RETURN_IF_ERROR(RunPlan(phase.plan, input, dense_kernel, dense_output, pool, nullptr));
-    CopyPhaseOutput(p, phase, dense_output, out, pool);
+    TS_RETURN_IF_ERROR(RunPlan(phase.plan, input, dense_kernel, dense_output, phase_pool, nullptr));
+    CopyPhaseOutput(p, phase, dense_output, out, phase_pool);
   }
   return absl::OkStatus();
 }

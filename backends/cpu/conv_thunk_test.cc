@@ -8,6 +8,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -24,6 +25,15 @@
 namespace tessera {
 namespace cpu {
 namespace {
+
+// Every lhs-dilated test convolution runs in phases, however small (by
+// default those below 4 MFLOP run whole: SmallLhsDilationRunsWhole).
+class PhasesForEverySize : public ::testing::Environment {
+ public:
+  void SetUp() override { SetMinPhasedFlopsForTesting(0); }
+};
+::testing::Environment* const kPhasesForEverySize =
+    ::testing::AddGlobalTestEnvironment(new PhasesForEverySize);
 
 std::vector<int64_t> PhysicalStrides(const Shape& shape) {
   if (!shape.has_layout()) return RowMajorStrides(shape.dimensions());
@@ -427,6 +437,28 @@ TEST(ConvThunkTest, LhsDilationRunsInPhases) {
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_TRUE(plan->phases.empty());
   CheckBoth(many);
+}
+
+// At the default threshold a small lhs-dilated convolution runs as one
+// GEMM over the whole window, and a large one in phases.
+TEST(ConvThunkTest, SmallLhsDilationRunsWhole) {
+  SetMinPhasedFlopsForTesting(int64_t{1} << 22);
+  for (const auto& [lhs, rhs, out, phased] : {
+           std::tuple<std::string, std::string, std::string, bool>{
+               "f32[1,8,8,16]", "f32[3,3,16,16]", "f32[1,16,16,16]", false},  // 1.2 MFLOP
+           {"f32[1,16,16,32]", "f32[3,3,32,32]", "f32[1,32,32,32]", true},    // 19 MFLOP
+       }) {
+    auto module = ParseHloModule(ConvModule(
+        lhs, rhs, out, "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f"));
+    ASSERT_TRUE(module.ok()) << module.status();
+    absl::StatusOr<ConvPlan> plan =
+        PlanConvolution(*(*module)->entry_computation()->root_instruction());
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ(plan->phases.empty(), !phased) << plan->ToString();
+  }
+  CheckBoth(ConvModule("f32[1,8,8,16]", "f32[3,3,16,16]", "f32[1,16,16,16]",
+                       "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f"));
+  SetMinPhasedFlopsForTesting(0);
 }
 
 TEST(ConvThunkTest, WindowReversal) {

@@ -613,6 +613,29 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
 }
 
+// Long 1-D FFTs and IFFTs of few lines run in four steps (four_step_fft.h):
+// square and oblong splits (4096 = 64 x 64, 3840 = 48 x 80), c128 with
+// its 8 lanes, against the evaluator's DFT in double.
+TEST(CpuOpsTest, LongFftsOfFewLinesRunInFourSteps) {
+  const std::string text = R"(
+HloModule four_step_ffts
+ENTRY main {
+  a = c64[2,4096] parameter(0)
+  b = c64[1,1024] parameter(1)
+  c = c64[3,3840] parameter(2)
+  d = c128[3,256] parameter(3)
+  fa = c64[2,4096] fft(a), fft_type=FFT, fft_length={4096}
+  fb = c64[1,1024] fft(b), fft_type=IFFT, fft_length={1024}
+  fc = c64[3,3840] fft(c), fft_type=FFT, fft_length={3840}
+  fd = c128[3,256] fft(d), fft_type=IFFT, fft_length={256}
+  ROOT t = (c64[2,4096], c64[1,1024], c64[3,3840], c128[3,256]) tuple(fa, fb, fc, fd)
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, CpuCompileOptions());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+}
+
 // A cumulative sum (a reduce-window) whose result, through elementwise
 // ops, indexes a gather of one-element slices, fused into one loop kernel
 // (jnp.unique with a size: positions from a cumsum, then a gather).

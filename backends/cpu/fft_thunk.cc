@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/four_step_fft.h"
 #include "backends/cpu/lane_fft.h"
 #include "backends/cpu/transpose_tile.h"
 #include "hlo/ir/hlo_instruction.h"
@@ -17,6 +18,11 @@
 
 namespace tessera {
 namespace cpu {
+
+struct FourStepPlans {
+  std::unique_ptr<FourStepFft<float>> f32;
+  std::unique_ptr<FourStepFft<double>> f64;
+};
 
 struct LaneFftPlans {
   // One per transformed dimension, of the plan's element type.
@@ -442,6 +448,26 @@ absl::StatusOr<FftPlan> PlanFft(const HloInstruction& fft) {
           absl::StrCat("%", fft.name(), ": fft dimensions padded or truncated"));
     }
   }
+  // A 1-D FFT or IFFT of lines too few to fill half of LaneFft's lanes
+  // runs in four steps where its length splits (two 4096-point lines:
+  // LaneFft 0.22 ms, Eigen 0.19, four steps 0.046); up to lengths whose row
+  // transforms' lane buffers (2048 points of 16 lanes) stay in the L2 cache.
+  constexpr int64_t kMaxFourStepLength = int64_t{1} << 22;
+  const int64_t n = plan.lengths[0];
+  const int lanes = plan.is_f64 ? LaneFft<double>::kLanes : LaneFft<float>::kLanes;
+  if (plan.lengths.size() == 1 && plan.batch * 2 < lanes && n <= kMaxFourStepLength &&
+      (plan.type == FftType::kFft || plan.type == FftType::kIfft)) {
+    auto four_step = std::make_shared<FourStepPlans>();
+    if (plan.is_f64 && FourStepFft<double>::Supports(n)) {
+      four_step->f64 = std::make_unique<FourStepFft<double>>(n);
+    } else if (!plan.is_f64 && FourStepFft<float>::Supports(n)) {
+      four_step->f32 = std::make_unique<FourStepFft<float>>(n);
+    }
+    if (four_step->f32 != nullptr || four_step->f64 != nullptr) {
+      plan.four_step = four_step;
+      return plan;
+    }
+  }
   plan.lane_plans = MakeLanePlans(plan);
   return plan;
 }
@@ -449,6 +475,19 @@ absl::StatusOr<FftPlan> PlanFft(const HloInstruction& fft) {
 absl::Status RunFft(const FftPlan& plan, const void* operand, void* result,
                     runtime::ThreadPool* pool) {
   if (plan.batch == 0) return absl::OkStatus();
+  if (plan.four_step != nullptr) {
+    const bool inverse = plan.type == FftType::kIfft;
+    if (plan.is_f64) {
+      plan.four_step->f64->Transform(static_cast<const std::complex<double>*>(operand),
+                                     static_cast<std::complex<double>*>(result), plan.batch,
+                                     inverse, pool);
+    } else {
+      plan.four_step->f32->Transform(static_cast<const std::complex<float>*>(operand),
+                                     static_cast<std::complex<float>*>(result), plan.batch, inverse,
+                                     pool);
+    }
+    return absl::OkStatus();
+  }
   if (plan.lane_plans != nullptr) {
     if (plan.is_f64) {
       LaneTransform<double>(plan, plan.lane_plans->f64, operand, result, pool);

@@ -2,9 +2,11 @@
 // thunks.  Where every transformed length factors into 2, 3, 5 and 7,
 // LaneFft (lane_fft.h) transforms one axis at a time, a vector register's
 // worth of lines at once, unless the lines are too few for a long or
-// power-of-two length (MakeLanePlans in fft_thunk.cc); otherwise Eigen's
-// tensor FFT runs (radix 2 for powers of two, Bluestein otherwise: O(n log
-// n) for every length).
+// power-of-two length (MakeLanePlans in fft_thunk.cc); a 1-D FFT or IFFT
+// of too few lines for that runs in four steps over LaneFft where its
+// length splits into two multiples of the lanes (four_step_fft.h);
+// otherwise Eigen's tensor FFT runs (radix 2 for powers of two, Bluestein
+// otherwise: O(n log n) for every length).
 //
 //   TS_ASSIGN_OR_RETURN(FftPlan plan, PlanFft(*fft));              // compile time
 //   TS_RETURN_IF_ERROR(RunFft(plan, operand, result, pool));
@@ -40,6 +42,8 @@ namespace cpu {
 
 struct LaneFftPlans;  // fft_thunk.cc
 
+struct FourStepPlans;
+
 struct FftPlan {
   FftType type = FftType::kFft;
   bool is_f64 = false;           // C128 (F64) rather than C64 (F32)
@@ -48,6 +52,9 @@ struct FftPlan {
   // LaneFft's plans for the lengths (twiddles computed once, at PlanFft);
   // null where Eigen's FFT runs the transform.
   std::shared_ptr<const LaneFftPlans> lane_plans;
+  // Where LaneFft does not pay: a 1-D FFT or IFFT whose length FourStepFft
+  // splits (four_step_fft.h), else null.
+  std::shared_ptr<const FourStepPlans> four_step;
 };
 
 // The plan of an HLO `fft` whose operand and result are row-major, with

@@ -557,12 +557,16 @@ std::vector<PhaseOfDimension> PhasesOfDimension(const ConvPlan& p, int i) {
   return phases;
 }
 
-// Below this many flops of the whole window's GEMM, an lhs-dilated
-// convolution runs as one: its phases' own costs (a kernel gathered, a
-// GEMM or oneDNN call each) outweigh the zeros they skip (a 16x16x16
-// transposed convolution: 19 us whole, 35 us in phases; at 4.7 MFLOP they
-// break even, at 19 MFLOP phases take 0.08 ms against 0.11-0.17).
-std::atomic<int64_t> min_phased_flops{int64_t{1} << 22};
+// Below this many flops a convolution is small: oneDNN runs it (or a
+// phase of one) on the calling thread, and an lhs-dilated one runs as one
+// GEMM over the whole window, not in phases, whose own costs (a kernel
+// gathered, a GEMM or oneDNN call each) outweigh the zeros they skip (a
+// 16x16x16 transposed convolution: 19 us whole, 35 us in phases; at 4.7
+// MFLOP they break even, at 19 MFLOP phases take 0.08 ms against
+// 0.11-0.17).
+std::atomic<int64_t> small_flops{int64_t{1} << 22};
+
+bool Small(const ConvPlan& p) { return p.flops() < small_flops.load(std::memory_order_relaxed); }
 
 // The phases of a plan with lhs dilation, or nullopt: none, too small a
 // convolution, or more than kMaxPhases (each phase is a GEMM of its own: a
@@ -572,7 +576,7 @@ std::optional<std::vector<ConvPhase>> PlanPhases(const ConvPlan& p) {
   const int S = p.spatial();
   bool dilated = false;
   for (int i = 0; i < S; ++i) dilated |= p.lhs_dilation[i] != 1;
-  if (!dilated || p.flops() < min_phased_flops.load(std::memory_order_relaxed)) {
+  if (!dilated || Small(p)) {
     return std::nullopt;
   }
   std::vector<std::vector<PhaseOfDimension>> per_dimension;
@@ -830,7 +834,7 @@ void RunEpilogueOverBatch(const RowEpilogue& epilogue, int64_t batch, runtime::T
 
 void SetUseIm2colForTesting(bool use) { use_im2col.store(use); }
 
-void SetMinPhasedFlopsForTesting(int64_t flops) { min_phased_flops.store(flops); }
+void SetSmallConvolutionFlopsForTesting(int64_t flops) { small_flops.store(flops); }
 
 namespace {
 
@@ -900,9 +904,6 @@ void CopyPhaseOutput(const ConvPlan& p, const ConvPhase& phase, const Out* dense
   });
 }
 
-// Below this many flops a phase runs on the calling thread.
-constexpr int64_t kPhaseFlopsForThreads = int64_t{1} << 22;
-
 // A plan's phases in turn, each on its kernel taps gathered into this
 // thread's scratch (slot 4), writing the output in place or through
 // scratch (slot 5).
@@ -927,7 +928,7 @@ absl::Status RunPhases(const ConvPlan& p, const void* input, const void* kernel,
     // A small phase runs on this thread: waking the pool's threads for
     // each of a few tiny phases cost more than their work (a 16x16x16
     // transposed convolution: 19 us whole, 118 us in phases on the pool).
-    runtime::ThreadPool* phase_pool = phase.plan.flops() >= kPhaseFlopsForThreads ? pool : nullptr;
+    runtime::ThreadPool* phase_pool = Small(phase.plan) ? nullptr : pool;
     GatherPhaseKernel(p, phase, static_cast<const T*>(kernel), dense_kernel);
     if (phase.output_strides.empty()) {
       TS_RETURN_IF_ERROR(RunPlan(phase.plan, input, dense_kernel, out, phase_pool, nullptr));
@@ -957,7 +958,11 @@ absl::Status WithGemmTypes(PrimitiveType type, F&& f) {
 absl::Status RunPlan(const ConvPlan& p, const void* input, const void* kernel, void* output,
                      runtime::ThreadPool* pool, const RowEpilogue* epilogue) {
   if (p.phases.empty() && p.onednn != nullptr && !use_im2col.load(std::memory_order_relaxed)) {
-    return p.onednn->Run(input, kernel, output, pool, epilogue);
+    // A small one runs on the calling thread: handing oneDNN's chunks to
+    // the pool's threads costs more than they save (a 2x7x9x13 1x1
+    // convolution: 43 us on the pool, 8 alone, XLA 20; a 14x14x32 3x3 one
+    // 65 -> 29 us).
+    return p.onednn->Run(input, kernel, output, Small(p) ? nullptr : pool, epilogue);
   }
   absl::Status status = WithGemmTypes(p.type, [&](auto t, auto out) {
     using T = decltype(t);

@@ -150,9 +150,10 @@ void RunEpilogueOverBatch(const RowEpilogue& epilogue, int64_t batch, runtime::T
 // oneDNN would run the plan.
 void SetUseIm2colForTesting(bool use);
 
-// For tests: plans of at least this many flops with lhs dilation run in
-// phases (PlanConvolution; default 4M, below which one GEMM is faster).
-void SetMinPhasedFlopsForTesting(int64_t flops);
+// For tests: below this many flops (default 4M) a convolution is small:
+// oneDNN runs it on the calling thread, and one with lhs dilation is
+// planned (PlanConvolution) as one GEMM, not in phases.
+void SetSmallConvolutionFlopsForTesting(int64_t flops);
 
 // `pool` may be null (runs on the calling thread).  `output` must not
 // overlap input or kernel.  `epilogue`, when given, is called with ranges

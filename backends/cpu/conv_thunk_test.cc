@@ -26,14 +26,16 @@ namespace tessera {
 namespace cpu {
 namespace {
 
-// Every lhs-dilated test convolution runs in phases, however small (by
-// default those below 4 MFLOP run whole: SmallLhsDilationRunsWhole).
-class PhasesForEverySize : public ::testing::Environment {
+// The test convolutions take the paths of large ones, however small:
+// oneDNN's chunks over the pool, lhs dilation in phases (by default those
+// below 4 MFLOP run on the calling thread and whole:
+// SmallConvolutionsRunWholeOnTheCallingThread).
+class LargePathsForEverySize : public ::testing::Environment {
  public:
-  void SetUp() override { SetMinPhasedFlopsForTesting(0); }
+  void SetUp() override { SetSmallConvolutionFlopsForTesting(0); }
 };
-::testing::Environment* const kPhasesForEverySize =
-    ::testing::AddGlobalTestEnvironment(new PhasesForEverySize);
+::testing::Environment* const kLargePathsForEverySize =
+    ::testing::AddGlobalTestEnvironment(new LargePathsForEverySize);
 
 std::vector<int64_t> PhysicalStrides(const Shape& shape) {
   if (!shape.has_layout()) return RowMajorStrides(shape.dimensions());
@@ -440,9 +442,10 @@ TEST(ConvThunkTest, LhsDilationRunsInPhases) {
 }
 
 // At the default threshold a small lhs-dilated convolution runs as one
-// GEMM over the whole window, and a large one in phases.
-TEST(ConvThunkTest, SmallLhsDilationRunsWhole) {
-  SetMinPhasedFlopsForTesting(int64_t{1} << 22);
+// GEMM over the whole window, and a large one in phases; a small one
+// oneDNN takes runs on the calling thread (the same results).
+TEST(ConvThunkTest, SmallConvolutionsRunWholeOnTheCallingThread) {
+  SetSmallConvolutionFlopsForTesting(int64_t{1} << 22);
   for (const auto& [lhs, rhs, out, phased] : {
            std::tuple<std::string, std::string, std::string, bool>{
                "f32[1,8,8,16]", "f32[3,3,16,16]", "f32[1,16,16,16]", false},  // 1.2 MFLOP
@@ -458,7 +461,10 @@ TEST(ConvThunkTest, SmallLhsDilationRunsWhole) {
   }
   CheckBoth(ConvModule("f32[1,8,8,16]", "f32[3,3,16,16]", "f32[1,16,16,16]",
                        "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f"));
-  SetMinPhasedFlopsForTesting(0);
+  // A small convolution oneDNN runs, on the calling thread.
+  CheckBoth(ConvModule("f32[3,12,13,8]", "f32[3,3,8,16]", "f32[3,12,13,16]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"));
+  SetSmallConvolutionFlopsForTesting(0);
 }
 
 TEST(ConvThunkTest, WindowReversal) {

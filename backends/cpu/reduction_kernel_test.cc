@@ -361,11 +361,27 @@ ENTRY main {
   }
 }
 
+// Arguments for the column tests: floats in [-2, 2), s32 in [-2000, 2000).
+std::vector<Literal> ColumnArguments(const HloModule& module, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+  std::vector<Literal> arguments;
+  for (const HloInstruction* p : module.entry_computation()->parameter_instructions()) {
+    Literal literal(p->shape());
+    for (int64_t i = 0; i < literal.element_count(); ++i) {
+      literal.SetFromDouble(
+          i, p->shape().element_type() == S32 ? std::floor(value(rng) * 1000) : value(rng));
+    }
+    arguments.push_back(std::move(literal));
+  }
+  return arguments;
+}
+
 // Column kernels: reduces that keep the operand's minor dimension (bias
 // gradients) fold tiles of results at once along it, in the evaluator's
 // order: bit for bit, with the default options too, on sizes from 1 to
-// around two tiles (vector widths, the tile's edges), several kept and
-// reduced dimensions, an epilogue, s32 and max, split over threads.
+// around two tiles (vector widths, the tile's edges; up to 16 columns in
+// registers), several kept and reduced dimensions, an epilogue, s32 and
+// max, split over threads.
 TEST(ReductionKernelTest, ColumnKernelsMatchBitForBit) {
   const std::string text = R"(
 HloModule columns
@@ -397,8 +413,12 @@ ENTRY main {
 }
 )";
   std::mt19937_64 rng(17);
-  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
   for (auto [rows, cols] : {std::pair<int, int>{1, 1},
+                            // Narrow: an accumulator register per column
+                            // (kNarrowColumns) for the rank-2 result.
+                            {4, 7},
+                            {6, 16},
+                            {5, 17},
                             {9, 63},
                             {16, 64},
                             {5, 65},
@@ -413,15 +433,7 @@ ENTRY main {
     SCOPED_TRACE(absl::StrCat(rows, "x", cols));
     absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(module_text);
     ASSERT_TRUE(module.ok()) << module.status();
-    std::vector<Literal> arguments;
-    for (const HloInstruction* p : (*module)->entry_computation()->parameter_instructions()) {
-      Literal literal(p->shape());
-      for (int64_t i = 0; i < literal.element_count(); ++i) {
-        literal.SetFromDouble(i, p->shape().element_type() == S32 ? std::floor(value(rng) * 1000)
-                                                                  : value(rng));
-      }
-      arguments.push_back(std::move(literal));
-    }
+    std::vector<Literal> arguments = ColumnArguments(**module, rng);
     for (bool defaults : {false, true}) {
       CpuCompileOptions options;
       options.parallel_min_elements = 0;
@@ -433,6 +445,55 @@ ENTRY main {
       RunBoth(module_text, arguments, options, &cpu, &reference);
       EXPECT_TRUE(SameBits(cpu, reference)) << (defaults ? "defaults" : "exact");
     }
+  }
+}
+
+// Narrow column kernels over a whole range known when they are emitted
+// (one partition: rank-1 results too), as column softmax-like programs
+// have them: a 1023x9 column sum with an epilogue, an s32 max of 7
+// columns, and 16 and 17 columns either side of kNarrowColumns.
+TEST(ReductionKernelTest, NarrowColumnsOverTheirWholeRange) {
+  const std::string text = R"(
+HloModule narrow
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+imax {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[1023,9] parameter(0)
+  k = s32[40,7] parameter(1)
+  y = f32[30,16] parameter(2)
+  w = f32[30,17] parameter(3)
+  z = f32[] constant(0)
+  s = f32[9] reduce(x, z), dimensions={0}, to_apply=add
+  half = f32[9] broadcast(f32[] constant(0.5)), dimensions={}
+  scaled = f32[9] multiply(s, half)
+  lowest = s32[] constant(-2147483648)
+  km = s32[7] reduce(k, lowest), dimensions={0}, to_apply=imax
+  ys = f32[16] reduce(y, z), dimensions={0}, to_apply=add
+  ws = f32[17] reduce(w, z), dimensions={0}, to_apply=add
+  ROOT t = (f32[9], s32[7], f32[16], f32[17]) tuple(scaled, km, ys, ws)
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::mt19937_64 rng(5);
+  std::vector<Literal> arguments = ColumnArguments(**module, rng);
+  for (bool defaults : {false, true}) {
+    CpuCompileOptions options;
+    if (!defaults) {
+      options.polynomial_math = false;
+      options.reorder_float_reductions = false;
+    }
+    Literal cpu, reference;
+    RunBoth(text, arguments, options, &cpu, &reference);
+    EXPECT_TRUE(SameBits(cpu, reference)) << (defaults ? "defaults" : "exact");
   }
 }
 

@@ -170,6 +170,93 @@ std::optional<ColumnPlan> PlanColumnKernel(const HloComputation& computation,
   return plan;
 }
 
+// Column kernels over at most this many minor elements (known when the
+// kernel is emitted) keep each element's accumulator in a register.
+constexpr int64_t kNarrowColumns = 16;
+
+// The operand's index for a column kernel: kept dimensions from the
+// result's `multi_index`, reduced ones from new loops (appended to
+// `reduce_loops`, outermost first), the minor one left for the caller.
+std::vector<llvm::Value*> ColumnInputIndex(const ColumnPlan& plan,
+                                           const std::vector<llvm::Value*>& multi_index,
+                                           std::vector<llvm_ir::ForLoop>* reduce_loops,
+                                           llvm::IRBuilder<>* b) {
+  const HloInstruction* reduce = plan.reduce;
+  const Shape& input_shape = reduce->operand(0)->shape();
+  const int64_t rank = input_shape.rank();
+  std::vector<bool> reduced(rank, false);
+  for (int64_t d : reduce->dimensions()) reduced[d] = true;
+  std::vector<llvm::Value*> input_index(rank, nullptr);
+  int64_t kept = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[d]) input_index[d] = multi_index[kept++];
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[d]) continue;
+    reduce_loops->push_back(llvm_ir::ForLoop::Emit(absl::StrCat("column.r", d), b->getInt64(0),
+                                                   b->getInt64(input_shape.dimensions(d)), b));
+    input_index[d] = reduce_loops->back().induction_variable();
+  }
+  return input_index;
+}
+
+// EmitColumnTiles for `width` <= kNarrowColumns minor elements from
+// `start`: one scalar alloca per element, which SROA makes a register
+// across the reduced loops.  Through the tile's array, whose slots the
+// lane loop indexes by a variable, each row's add waited for the previous
+// row's (masked) store: a sum over the middle of 33x1000x7 took 0.15 ms
+// (XLA 0.11).  The sums are copied to the array once, for the epilogue.
+absl::Status EmitNarrowColumns(const ColumnPlan& plan, llvm::Value* start, int64_t width,
+                               std::vector<llvm::Value*> multi_index, llvm::Value* linear,
+                               int64_t minor_stride, const Shape& shape,
+                               llvm::AllocaInst* accumulators,
+                               const std::shared_ptr<llvm::Value*>& tile_start,
+                               const llvm_ir::ElementGenerator& input,
+                               const llvm_ir::ElementGenerator& init,
+                               const llvm_ir::ElementGenerator& root, const IrArray& result,
+                               llvm_ir::ElementalIrEmitter* emitter, llvm::IRBuilder<>* b) {
+  llvm::Type* i64 = b->getInt64Ty();
+  llvm::Type* type = accumulators->getAllocatedType();
+  const HloInstruction* reduce = plan.reduce;
+  const Shape& input_shape = reduce->operand(0)->shape();
+  std::vector<llvm::AllocaInst*> lanes;
+  {
+    llvm::BasicBlock& block = accumulators->getFunction()->getEntryBlock();
+    llvm::IRBuilder<> entry(&block, block.begin());
+    for (int64_t j = 0; j < width; ++j) {
+      lanes.push_back(entry.CreateAlloca(type, nullptr, absl::StrCat("column_lane", j)));
+    }
+  }
+  *tile_start = start;
+  TS_ASSIGN_OR_RETURN(llvm::Value * init_value, init(IrIndex(i64)));
+  for (llvm::AllocaInst* lane : lanes) b->CreateStore(init_value, lane);
+  std::vector<llvm_ir::ForLoop> reduce_loops;
+  std::vector<llvm::Value*> input_index = ColumnInputIndex(plan, multi_index, &reduce_loops, b);
+  for (int64_t j = 0; j < width; ++j) {
+    input_index[plan.input_minor] = b->CreateAdd(start, b->getInt64(j));
+    TS_ASSIGN_OR_RETURN(llvm::Value * x, input(IrIndex(input_index, input_shape, i64)));
+    llvm::Value* accumulator = b->CreateLoad(type, lanes[j]);
+    TS_ASSIGN_OR_RETURN(llvm::Value * next,
+                        EmitReducer(*reduce->to_apply(), accumulator, x, emitter, b));
+    b->CreateStore(next, lanes[j]);
+  }
+  for (auto it = reduce_loops.rbegin(); it != reduce_loops.rend(); ++it) it->Finish(b);
+  for (int64_t j = 0; j < width; ++j) {
+    b->CreateStore(b->CreateLoad(type, lanes[j]),
+                   b->CreateInBoundsGEP(type, accumulators, {b->getInt64(j)}));
+  }
+  for (int64_t j = 0; j < width; ++j) {
+    llvm::Value* position = b->CreateAdd(start, b->getInt64(j));
+    multi_index[plan.result_minor] = position;
+    llvm::Value* at = b->CreateAdd(linear, b->CreateMul(position, b->getInt64(minor_stride)));
+    const IrIndex index(multi_index, shape, i64, at);
+    TS_ASSIGN_OR_RETURN(llvm::Value * value, root(index));
+    TS_RETURN_IF_ERROR(result.EmitWrite(index, value, b));
+  }
+  *tile_start = nullptr;
+  return absl::OkStatus();
+}
+
 // The loops of a column kernel over the result's minor dimension, from
 // `start` to `stop`, inside the loops over its other dimensions (whose
 // indices are in `multi_index`, their part of the linear position in
@@ -191,6 +278,12 @@ absl::Status EmitColumnTiles(const ColumnPlan& plan, llvm::Value* start, llvm::V
   llvm::Type* type = accumulators->getAllocatedType();
   auto slot = [&](llvm::Value* j) { return b->CreateInBoundsGEP(type, accumulators, {j}); };
   llvm::Value* count = b->CreateSub(stop, start);
+  if (auto* narrow = llvm::dyn_cast<llvm::ConstantInt>(count);
+      narrow != nullptr && narrow->getSExtValue() <= kNarrowColumns) {
+    return EmitNarrowColumns(plan, start, narrow->getSExtValue(), std::move(multi_index), linear,
+                             minor_stride, shape, accumulators, tile_start, input, init, root,
+                             result, emitter, b);
+  }
   llvm::Value* tiles = b->CreateUDiv(b->CreateAdd(count, constant(kColumnTile - 1)),
                                      constant(kColumnTile));
   llvm_ir::ForLoop tile = llvm_ir::ForLoop::Emit("tile", constant(0), tiles, b);
@@ -209,21 +302,8 @@ absl::Status EmitColumnTiles(const ColumnPlan& plan, llvm::Value* start, llvm::V
   }
   // The operand's index: kept dimensions from the result's, reduced ones
   // from their loops, the minor one from the tile.
-  const int64_t rank = input_shape.rank();
-  std::vector<bool> reduced(rank, false);
-  for (int64_t d : reduce->dimensions()) reduced[d] = true;
-  std::vector<llvm::Value*> input_index(rank, nullptr);
-  int64_t kept = 0;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!reduced[d]) input_index[d] = multi_index[kept++];
-  }
   std::vector<llvm_ir::ForLoop> reduce_loops;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!reduced[d]) continue;
-    reduce_loops.push_back(llvm_ir::ForLoop::Emit(absl::StrCat("column.r", d), constant(0),
-                                                  constant(input_shape.dimensions(d)), b));
-    input_index[d] = reduce_loops.back().induction_variable();
-  }
+  std::vector<llvm::Value*> input_index = ColumnInputIndex(plan, multi_index, &reduce_loops, b);
   {
     llvm_ir::ForLoop lane = llvm_ir::ForLoop::Emit("lane", constant(0), width, b);
     llvm::Value* j = lane.induction_variable();

@@ -572,11 +572,13 @@ ENTRY main {
 }
 
 // fft through LaneFft (lane_fft.h), which runs where the lines fill the
-// vector lanes and the lengths factor into 2, 3, 5 and 7: every type, radix
-// 4, 2, 3, 5 and 7 mixed, even and odd IRFFT lengths, 2-D and 3-D
+// vector lanes and the lengths factor into primes up to 31: every type,
+// radix 4, 2, 3, 5 and 7 mixed, 13 and 11 x 3 (direct DFT stages), even
+// and odd IRFFT lengths, 2-D and 3-D
 // transforms (axes other than the last: lines strided by the inner
-// extent), and a partial last group of lines; length 22 (a factor 11) and
-// one line of 64 still go to Eigen.  Against the evaluator's DFT in double.
+// extent), and a partial last group of lines; length 37 (a prime beyond
+// 31) and one line of 64 still go to Eigen.  Against the evaluator's DFT
+// in double.
 TEST(CpuOpsTest, FftOnManyLinesRunsLaneFft) {
   const std::string text = R"(
 HloModule lane_ffts
@@ -590,9 +592,11 @@ ENTRY main {
   g = f32[4,6,20] parameter(6)
   h = c128[17,64] parameter(7)
   i = c128[9,5,7] parameter(8)
-  j = c64[20,22] parameter(9)
+  j = c64[20,37] parameter(9)
   k = f64[11,49] parameter(10)
   l = c64[1,64] parameter(11)
+  m = c64[40,13] parameter(12)
+  n = c64[9,33] parameter(13)
   fa = c64[40,16] fft(a), fft_type=FFT, fft_length={16}
   fb = c64[33,12] fft(b), fft_type=IFFT, fft_length={12}
   fc = c64[21,16] fft(c), fft_type=RFFT, fft_length={30}
@@ -602,10 +606,12 @@ ENTRY main {
   fg = c64[4,6,11] fft(g), fft_type=RFFT, fft_length={6,20}
   fh = c128[17,64] fft(h), fft_type=FFT, fft_length={64}
   fi = c128[9,5,7] fft(i), fft_type=IFFT, fft_length={5,7}
-  fj = c64[20,22] fft(j), fft_type=FFT, fft_length={22}
+  fj = c64[20,37] fft(j), fft_type=FFT, fft_length={37}
   fk = c128[11,25] fft(k), fft_type=RFFT, fft_length={49}
   fl = c64[1,64] fft(l), fft_type=FFT, fft_length={64}
-  ROOT t = (c64[40,16], c64[33,12], c64[21,16], f32[19,30], f32[19,15], f32[3,10,10], c64[4,6,11], c128[17,64], c128[9,5,7], c64[20,22], c128[11,25], c64[1,64]) tuple(fa, fb, fc, fd, fe, ff, fg, fh, fi, fj, fk, fl)
+  fm = c64[40,13] fft(m), fft_type=FFT, fft_length={13}
+  fn = c64[9,33] fft(n), fft_type=IFFT, fft_length={33}
+  ROOT t = (c64[40,16], c64[33,12], c64[21,16], f32[19,30], f32[19,15], f32[3,10,10], c64[4,6,11], c128[17,64], c128[9,5,7], c64[20,37], c128[11,25], c64[1,64], c64[40,13], c64[9,33]) tuple(fa, fb, fc, fd, fe, ff, fg, fh, fi, fj, fk, fl, fm, fn)
 }
 )";
   Counts counts;

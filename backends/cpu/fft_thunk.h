@@ -1,5 +1,5 @@
 // Fast Fourier transforms on raw buffers, for the CPU backend's `fft`
-// thunks.  Where every transformed length factors into 2, 3, 5 and 7,
+// thunks.  Where every transformed length factors into primes up to 31,
 // LaneFft (lane_fft.h) transforms one axis at a time, a vector register's
 // worth of lines at once, unless the lines are too few for a long or
 // power-of-two length (MakeLanePlans in fft_thunk.cc); a 1-D FFT or IFFT

@@ -6,9 +6,10 @@
 // one line, fill the vector lanes: element k of line l sits at
 // [k * kLanes + l] of split real and imaginary arrays, and every butterfly
 // is plain vertical arithmetic.  The algorithm is Stockham's self-sorting
-// mixed-radix FFT (radix 4, then 2, 3, 5, 7; no bit reversal), twiddles
-// computed in double once per plan.  Lengths with a prime factor above 7
-// are not supported (Supports); the thunk leaves those to Eigen.
+// mixed-radix FFT (radix 4, then 2 and the odd primes up to 31, those from
+// 11 on as direct DFTs; no bit reversal), twiddles computed in double once
+// per plan.  Lengths with a prime factor above 31 are not supported
+// (Supports); the thunk leaves those to Eigen.
 //
 //   LaneFft<float> fft(1024);
 //   auto [result_re, result_im] = fft.Transform(re, im, work_re, work_im, false);
@@ -29,7 +30,7 @@ class LaneFft {
  public:
   static constexpr int kLanes = lane_fft_internal::kLanes<R>;
 
-  // Whether n >= 1 factors into 2, 3, 5 and 7.
+  // Whether n >= 1 factors into primes up to 31.
   static bool Supports(int64_t n);
 
   // The plan for length n (Supports(n) must hold).

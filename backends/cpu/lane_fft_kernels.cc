@@ -13,8 +13,9 @@ namespace baseline {
 #endif
 namespace {
 
-// The largest radix a stage has (lane_fft.cc factors into 4, 2, 3, 5, 7).
-constexpr int kMaxRadix = 7;
+// The largest radix a stage has (lane_fft.cc factors into 4, 2 and the
+// primes up to 31).
+constexpr int kMaxRadix = 31;
 
 // One element of all lanes: a 64-byte vector (GCC's vector extension; one
 // register with AVX-512, four with SSE2).  Arithmetic with a scalar
@@ -96,7 +97,7 @@ void Pass(const RadixStage& stage, const R* twiddle_re, const R* twiddle_im, con
         Store(y_re + out + 3 * out_step, u3r * w3r - u3i * w3i);
         Store(y_im + out + 3 * out_step, u3r * w3i + u3i * w3r);
       } else {
-        // The p-point DFT directly (p = 3, 5, 7: p^2 products).
+        // The p-point DFT directly (odd primes p up to 31: p^2 products).
         V ar[kMaxRadix], ai[kMaxRadix];
         for (int r = 0; r < p; ++r) {
           ar[r] = Load(x_re + in + r * in_step);

@@ -25,7 +25,8 @@ constexpr int kLanes = 64 / static_cast<int>(sizeof(R));
 // w = e^(-2 pi i / n) and omega = e^(-2 pi i / p) forward, both conjugated
 // when `inverse`.  Element e of lane l is at [e * kLanes + l] in the split
 // real and imaginary arrays.  twiddle_re/im[j * p + t] hold the forward
-// w^(j t); omega_re/im[k] the forward omega^k (k < p).  p is 2 to 7.
+// w^(j t); omega_re/im[k] the forward omega^k (k < p).  p is 2, 4 or an
+// odd prime up to 31.
 struct RadixStage {
   int radix;
   int64_t m, s;

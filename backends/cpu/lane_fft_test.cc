@@ -52,8 +52,9 @@ void CheckAgainstDft(int64_t n, bool inverse, double tolerance) {
   }
 }
 
-const int64_t kLengths[] = {1,  2,  3,  4,  5,   6,   7,   8,   9,   12,   15,   16,
-                            25, 30, 49, 64, 100, 105, 128, 210, 243, 1000, 1024, 1536};
+const int64_t kLengths[] = {1,   2,   3,   4,   5,   6,   7,   8,    9,    11,  12, 13,
+                            15,  16,  17,  19,  22,  23,  25,  29,   30,   31,  49, 64,
+                            100, 105, 128, 143, 210, 243, 961, 1000, 1024, 1536};
 
 TEST(LaneFftTest, MatchesTheDftInF32) {
   for (int64_t n : kLengths) {
@@ -72,10 +73,10 @@ TEST(LaneFftTest, MatchesTheDftInF64) {
 }
 
 TEST(LaneFftTest, SupportsLengthsOfSmallPrimes) {
-  for (int64_t n : {1, 2, 7, 8, 720, 1024, 2 * 3 * 5 * 7 * 64}) {
+  for (int64_t n : {1, 2, 7, 8, 11, 22, 720, 1024, 13 * 64, 31 * 29, 2 * 3 * 5 * 7 * 64}) {
     EXPECT_TRUE(LaneFft<float>::Supports(n)) << n;
   }
-  for (int64_t n : {0, -4, 11, 22, 1018, 13 * 64}) {
+  for (int64_t n : {0, -4, 37, 1018, 41 * 64}) {
     EXPECT_FALSE(LaneFft<float>::Supports(n)) << n;
   }
 }

@@ -4,7 +4,7 @@
 // JAX's canonicalization of NaNs and signed zeros), every stable sort
 // gives the result the evaluator's merge sort gives, so a row can be
 // sorted by a radix sort on the keys' bits instead of N log N calls of the
-// JIT comparator (jnp.sort of 1M floats: 440 -> about 15 ms).
+// JIT comparator (jnp.sort of 1M floats: 440 -> 28 ms).
 //
 //   std::optional<SortKey> key = MatchSortKey(*sort->to_apply());  // compile time
 //   SortByKey(*key, first_key, stride_bytes, length, &order);       // per row

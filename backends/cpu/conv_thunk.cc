@@ -582,6 +582,9 @@ std::optional<std::vector<ConvPhase>> PlanPhases(const ConvPlan& p) {
   std::vector<std::vector<PhaseOfDimension>> per_dimension;
   int64_t count = 1;
   for (int i = 0; i < S; ++i) {
+    // Not even built when one dimension alone has too many.
+    const int64_t period = p.lhs_dilation[i] / std::gcd(p.stride[i], p.lhs_dilation[i]);
+    if (std::min(period, p.out_size[i]) > kMaxPhases) return std::nullopt;
     per_dimension.push_back(PhasesOfDimension(p, i));
     count *= static_cast<int64_t>(per_dimension.back().size());
     if (count > kMaxPhases) return std::nullopt;
@@ -628,7 +631,8 @@ std::optional<std::vector<ConvPhase>> PlanPhases(const ConvPlan& p) {
     if (sub.kernel_elements() > 0) {
       // oneDNN's convolution writes dense outputs only (strided ones run
       // its reference loops): a phase it takes writes [N, outputs..., O]
-      // scratch, copied out after (a tenth of its time at 8x56x56x64).
+      // scratch, copied out after (the copies were about a tenth of perf's
+      // samples for an 8x28x28x64 -> 8x56x56x64 transposed convolution).
       ConvPlan dense = sub;
       dense.out_stride_o = 1;
       int64_t out_stride = p.out_features;

@@ -159,8 +159,8 @@ void RadixSort(std::vector<uint64_t>& values, std::vector<uint64_t>& scratch, in
                int high_bit) {
   const size_t n = values.size();
   const int digits = (high_bit - low_bit + 7) / 8;
-  std::vector<std::array<size_t, 256>> counts(digits);
-  for (auto& count : counts) count.fill(0);
+  std::array<std::array<size_t, 256>, 8> counts;  // on the stack: one sort per row
+  for (int d = 0; d < digits; ++d) counts[d].fill(0);
   for (size_t i = 0; i < n; ++i) {
     const uint64_t v = values[i] >> low_bit;
     for (int d = 0; d < digits; ++d) ++counts[d][(v >> (8 * d)) & 0xFF];
@@ -233,7 +233,8 @@ void SortByKey(const SortKey& key, const void* keys, int64_t stride_bytes, int64
   // Short rows: a comparison sort beats the passes over 256 buckets.
   // Rows of more than 2^32 keys: their indices do not fit beside them.
   if (length < 256 || length > int64_t{UINT32_MAX}) {
-    std::vector<uint64_t> bits(length);
+    thread_local std::vector<uint64_t> bits;  // reused: one sort per row
+    bits.resize(length);
     for (int64_t i = 0; i < length; ++i) bits[i] = bits_of(i);
     std::iota(order->begin(), order->end(), 0);
     std::stable_sort(order->begin(), order->end(),

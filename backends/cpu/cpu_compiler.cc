@@ -190,8 +190,8 @@ absl::StatusOr<std::unique_ptr<TileKernel>> CpuExecutableBuilder::TileKernelFor(
 
 absl::StatusOr<std::unique_ptr<EpilogueKernel>> CpuExecutableBuilder::MakeEpilogue(
     const HloComputation& computation, std::unique_ptr<HloComputation> owned,
-    const std::vector<BufferSlice>& operands, BufferSlice result,
-    std::optional<int64_t> work_size) {
+    const std::vector<BufferSlice>& operands, BufferSlice result, std::optional<int64_t> work_size,
+    int64_t staged_operand) {
   if (owned != nullptr) executable_.kernel_computations_.push_back(std::move(owned));
   auto check_work_size = [&](int64_t size) -> absl::Status {
     if (!work_size.has_value() || size == *work_size) return absl::OkStatus();
@@ -200,6 +200,11 @@ absl::StatusOr<std::unique_ptr<EpilogueKernel>> CpuExecutableBuilder::MakeEpilog
   };
   using KernelTier = CpuCompileOptions::KernelTier;
   LoopKernelOptions llvm_options = EpilogueOptions(operands, result);
+  if (staged_operand >= 0) {
+    // Its slice names the result's, but the thunk points it at scratch.
+    llvm_options.noalias[staged_operand] = true;
+    llvm_options.same_as_result[staged_operand] = false;
+  }
   if (options_.kernel_tier != KernelTier::kLlvm && options_.polynomial_math) {
     absl::StatusOr<std::unique_ptr<TileKernel>> tile = TileKernelFor(computation);
     if (!tile.ok() && !absl::IsUnimplemented(tile.status())) return tile.status();

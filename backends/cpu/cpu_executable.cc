@@ -7,6 +7,7 @@
 #include <new>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/cpu/background_compiler.h"
@@ -344,17 +345,37 @@ std::vector<BufferSlice> DotThunk::Slices() const {
 
 namespace {
 
+// Scratch for a staged product: one buffer per calling thread, grown as
+// needed and kept (each step of a loop reuses it).
+absl::StatusOr<void*> StagingScratch(int64_t bytes) {
+  thread_local runtime::OwnedBuffer buffer;
+  if (buffer.size() < bytes) {
+    buffer = runtime::OwnedBuffer();
+    TS_ASSIGN_OR_RETURN(buffer, runtime::OwnedBuffer::TryAllocate(bytes, "a staged product"));
+  }
+  return buffer.data();
+}
+
 // RunDot with the epilogue kernel (if any) over `buffers`: lhs, rhs, out,
-// then the kernel's buffers.
+// then the kernel's buffers.  With `staged_dot_buffer` >= 0 the product
+// goes to scratch of `out_bytes`, where kernel buffer `staged_dot_buffer`
+// then points (DotThunk).
 absl::Status RunDotWithEpilogue(const DotShape& shape, const EpilogueKernel* epilogue,
-                                absl::Span<void* const> buffers, runtime::ThreadPool* pool) {
+                                absl::Span<void* const> buffers, runtime::ThreadPool* pool,
+                                int64_t staged_dot_buffer, int64_t out_bytes) {
   if (epilogue == nullptr) return RunDot(shape, buffers[0], buffers[1], buffers[2], pool);
   epilogue->CountExecution();
-  void* const* kernel_buffers = buffers.data() + 3;
-  const RowEpilogue rows = [epilogue, kernel_buffers](int64_t begin, int64_t end) {
-    epilogue->Run(const_cast<void**>(kernel_buffers), begin, end);
+  void* product = buffers[2];
+  absl::InlinedVector<void*, 8> kernel_buffers(buffers.begin() + 3, buffers.end());
+  if (staged_dot_buffer >= 0) {
+    TS_ASSIGN_OR_RETURN(product, StagingScratch(out_bytes));
+    kernel_buffers[staged_dot_buffer] = product;
+  }
+  void** kernel_data = kernel_buffers.data();
+  const RowEpilogue rows = [epilogue, kernel_data](int64_t begin, int64_t end) {
+    epilogue->Run(kernel_data, begin, end);
   };
-  return RunDot(shape, buffers[0], buffers[1], buffers[2], pool, nullptr, &rows);
+  return RunDot(shape, buffers[0], buffers[1], product, pool, nullptr, &rows);
 }
 
 }  // namespace
@@ -362,22 +383,27 @@ absl::Status RunDotWithEpilogue(const DotShape& shape, const EpilogueKernel* epi
 absl::Status DotThunk::Execute(const Arena& arena) const {
   std::vector<void*> buffers;
   for (const BufferSlice& slice : Slices()) buffers.push_back(arena.Address(slice));
-  return RunDotWithEpilogue(shape_, epilogue_.get(), buffers, &runtime::ThreadPool::Default());
+  return RunDotWithEpilogue(shape_, epilogue_.get(), buffers, &runtime::ThreadPool::Default(),
+                            staged_dot_buffer_, out_.size);
 }
 
 std::string DotThunk::ToString() const {
   return absl::StrCat("dot ", name(), " ", shape_.ToString(), " (", SliceString(lhs_), ", ",
                       SliceString(rhs_), ") -> ", SliceString(out_),
-                      epilogue_ ? " with its epilogue per row panel" : "");
+                      epilogue_ ? " with its epilogue per row panel" : "",
+                      staged_dot_buffer_ >= 0 ? " (product staged: the result is an operand)" : "");
 }
 
 std::unique_ptr<runtime::Thunk> DotThunk::Lower() const {
   const DotShape shape = shape_;
   const EpilogueKernel* epilogue = epilogue_.get();
+  const int64_t staged = staged_dot_buffer_;
+  const int64_t out_bytes = out_.size;
   return LowerToHostCall(
-      [shape, epilogue](absl::Span<void* const> buffers, const runtime::ExecuteParams& params) {
+      [shape, epilogue, staged, out_bytes](absl::Span<void* const> buffers,
+                                           const runtime::ExecuteParams& params) {
         runtime::ThreadPool* pool = PoolOf(params);
-        return RunDotWithEpilogue(shape, epilogue, buffers, pool);
+        return RunDotWithEpilogue(shape, epilogue, buffers, pool, staged, out_bytes);
       });
 }
 

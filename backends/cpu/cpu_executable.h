@@ -206,19 +206,28 @@ class EpilogueKernel {
 // goes through the epilogue as soon as the GEMM finishes it, on the same
 // thread, while it is in cache (RunDot's RowEpilogue): no second pass over
 // the result.  The kernel's partitions must be the result's rows.
+//
+// With `staged_dot_buffer` (an index into `epilogue_buffers`, the kernel's
+// parameter that holds the dot), the GEMM writes into scratch of the
+// calling thread instead of `out`, and the kernel reads the dot there: for
+// a result that is also an operand the epilogue reads elementwise (the
+// accumulator of `acc + a x b`, updated in place; StagesItsProduct in
+// hlo_dataflow_analysis.cc), which the product must not overwrite first.
 class DotThunk : public CpuThunk {
  public:
   DotThunk(std::string name, DotShape shape, BufferSlice lhs, BufferSlice rhs, BufferSlice out)
       : CpuThunk(std::move(name)), shape_(shape), lhs_(lhs), rhs_(rhs), out_(out) {}
   DotThunk(std::string name, DotShape shape, BufferSlice lhs, BufferSlice rhs, BufferSlice out,
-           std::unique_ptr<EpilogueKernel> epilogue, std::vector<BufferSlice> epilogue_buffers)
+           std::unique_ptr<EpilogueKernel> epilogue, std::vector<BufferSlice> epilogue_buffers,
+           int64_t staged_dot_buffer = -1)
       : CpuThunk(std::move(name)),
         shape_(shape),
         lhs_(lhs),
         rhs_(rhs),
         out_(out),
         epilogue_(std::move(epilogue)),
-        epilogue_buffers_(std::move(epilogue_buffers)) {}
+        epilogue_buffers_(std::move(epilogue_buffers)),
+        staged_dot_buffer_(staged_dot_buffer) {}
   absl::Status Execute(const Arena& arena) const override;
   bool native() const override { return true; }
   std::string ToString() const override;
@@ -230,6 +239,7 @@ class DotThunk : public CpuThunk {
   BufferSlice lhs_, rhs_, out_;
   std::unique_ptr<EpilogueKernel> epilogue_;   // null: a plain dot
   std::vector<BufferSlice> epilogue_buffers_;  // its parameters, then its result
+  int64_t staged_dot_buffer_ = -1;             // -1: the GEMM writes `out`
 };
 
 // A convolution as im2col + GEMM (RunConvolution, conv_thunk.h).

@@ -101,11 +101,13 @@ class CpuExecutableBuilder {
   // `computation` (`owned`, kept by the executable): as MakeKernelThunk
   // chooses, where the tile program splits the work as the LLVM kernel does.
   // Unimplemented where the kernel's work size is not `work_size` (when
-  // given: the units its caller runs it over).
+  // given: the units its caller runs it over).  `staged_operand`: the
+  // operand whose slice is the result's but which the thunk points at
+  // scratch (DotThunk's staged product), distinct from every other.
   absl::StatusOr<std::unique_ptr<EpilogueKernel>> MakeEpilogue(
       const HloComputation& computation, std::unique_ptr<HloComputation> owned,
       const std::vector<BufferSlice>& operands, BufferSlice result,
-      std::optional<int64_t> work_size = std::nullopt);
+      std::optional<int64_t> work_size = std::nullopt, int64_t staged_operand = -1);
   // A kLoop fusion with a tuple root: one kernel per output, run in turn.
   absl::StatusOr<std::unique_ptr<CpuThunk>> TryMultiOutputKernel(const HloInstruction* fusion);
   // An unfused dot through RunDot (PlanDot decides).

@@ -362,16 +362,25 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
       results.push_back(slice);
     }
   }
+  int64_t in_place_operand = -1;  // an operand that is the result (an accumulator)
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (results[i].size < outputs[i]->shape().ByteSize()) {
       return absl::InternalError(
           absl::StrCat("%", fusion->name(), ": a slice smaller than its value"));
     }
-    // The dot writes a result before the epilogue reads the operands.
-    for (const BufferSlice& operand : operands) {
-      if (operand.Overlaps(results[i])) {
-        return absl::UnimplementedError("the result overlaps an operand");
-      }
+    // The dot writes a result before the epilogue reads the operands,
+    // unless the product is staged apart (below): then an operand that is
+    // exactly the one result and that the epilogue reads only elementwise
+    // (an accumulator updated in place) may be it.
+    for (size_t k = 0; k < operands.size(); ++k) {
+      if (!operands[k].Overlaps(results[i])) continue;
+      const bool accumulator =
+          outputs.size() == 1 && operands[k].allocation == results[i].allocation &&
+          operands[k].offset == results[i].offset && static_cast<int64_t>(k) != lhs_number &&
+          static_cast<int64_t>(k) != rhs_number &&
+          ElementwiseOnlyUse(fused.parameter_instruction(k));
+      if (!accumulator) return absl::UnimplementedError("the result overlaps an operand");
+      in_place_operand = static_cast<int64_t>(k);
     }
     for (size_t j = 0; j < i; ++j) {
       if (results[j].Overlaps(results[i])) return absl::UnimplementedError("outputs overlap");
@@ -429,15 +438,22 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::TryOutputFusion(
     }
     std::vector<BufferSlice> kernel_operands = operands;
     kernel_operands.push_back(results[0]);
+    // The kernel's parameter for the dot follows the fusion's operands.
+    const int64_t staged = in_place_operand >= 0 ? static_cast<int64_t>(operands.size()) : -1;
     const HloComputation& computation = *epilogue;
-    TS_ASSIGN_OR_RETURN(
-        std::unique_ptr<EpilogueKernel> kernel,
-        MakeEpilogue(computation, std::move(epilogue), kernel_operands, results[0]));
+    TS_ASSIGN_OR_RETURN(std::unique_ptr<EpilogueKernel> kernel,
+                        MakeEpilogue(computation, std::move(epilogue), kernel_operands, results[0],
+                                     std::nullopt, staged));
     std::vector<BufferSlice> kernel_buffers = kernel_operands;
     kernel_buffers.push_back(results[0]);
     return std::unique_ptr<CpuThunk>(std::make_unique<DotThunk>(
         fusion->name(), shape, operands[lhs_number], operands[rhs_number], results[0],
-        std::move(kernel), std::move(kernel_buffers)));
+        std::move(kernel), std::move(kernel_buffers), staged));
+  }
+  if (in_place_operand >= 0) {
+    return absl::UnimplementedError(
+        absl::StrCat("the result is operand ", in_place_operand,
+                     ", which only a row-major matrix GEMM with its epilogue updates in place"));
   }
   // One output of a convolution that oneDNN runs, laid out batch-major:
   // its epilogue runs per chunk of batch entries inside the convolution

@@ -864,6 +864,90 @@ ENTRY main {
   EXPECT_NE(plan.find("(predicate"), std::string::npos) << plan;
 }
 
+// A scan and its backward scan (as JAX's grad of lax.scan): the backward
+// loop sums a product per step into an accumulator, acc + a x b, which the
+// GEMM's epilogue updates in place with the product staged in scratch
+// (no copy of the accumulator per step).  Outside loops the same: an
+// addend that dies at the sum gives the sum its storage.
+TEST(CpuOpsTest, DotAccumulatorsAreUpdatedInPlace) {
+  const std::string text = R"(
+HloModule accumulate
+fcond {
+  s = (s32[], f32[2,8], f32[4,2,8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+fbody {
+  s = (s32[], f32[2,8], f32[4,2,8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  h = f32[2,8] get-tuple-element(s), index=1
+  hs = f32[4,2,8] get-tuple-element(s), index=2
+  t = f32[2,8] tanh(h)
+  z = s32[] constant(0)
+  row = f32[1,2,8] reshape(h)
+  hs2 = f32[4,2,8] dynamic-update-slice(hs, row, i, z, z)
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT next = (s32[], f32[2,8], f32[4,2,8]) tuple(i2, t, hs2)
+}
+bcond {
+  s = (s32[], f32[8,8], f32[4,2,8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+bbody {
+  s = (s32[], f32[8,8], f32[4,2,8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  acc = f32[8,8] get-tuple-element(s), index=1
+  hs = f32[4,2,8] get-tuple-element(s), index=2
+  z = s32[] constant(0)
+  slice = f32[1,2,8] dynamic-slice(hs, i, z, z), dynamic_slice_sizes={1,2,8}
+  r = f32[2,8] reshape(slice)
+  d = f32[8,8] dot(r, r), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  acc2 = f32[8,8] add(acc, d)
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT next = (s32[], f32[8,8], f32[4,2,8]) tuple(i2, acc2, hs)
+}
+ENTRY main {
+  x = f32[2,8] parameter(0)
+  c0 = f32[] constant(0)
+  zeros = f32[4,2,8] broadcast(c0), dimensions={}
+  z0 = s32[] constant(0)
+  init = (s32[], f32[2,8], f32[4,2,8]) tuple(z0, x, zeros)
+  fw = (s32[], f32[2,8], f32[4,2,8]) while(init), condition=fcond, body=fbody
+  hs = f32[4,2,8] get-tuple-element(fw), index=2
+  a = f32[8,8] parameter(1)
+  acc0 = f32[8,8] negate(a)
+  z1 = s32[] constant(0)
+  binit = (s32[], f32[8,8], f32[4,2,8]) tuple(z1, acc0, hs)
+  bw = (s32[], f32[8,8], f32[4,2,8]) while(binit), condition=bcond, body=bbody
+  sum = f32[8,8] get-tuple-element(bw), index=1
+  p = f32[8,16] parameter(2)
+  q = f32[16,8] parameter(3)
+  e = f32[8,8] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  pq = f32[8,8] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  outside = f32[8,8] add(e, pq)
+  ROOT out = (f32[8,8], f32[8,8]) tuple(sum, outside)
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, LibmMath());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, LibmMath());
+  auto module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(*std::move(module), LibmMath());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::string plan = (*executable)->ToString();
+  const std::string staged = "(product staged: the result is an operand)";
+  const size_t first = plan.find(staged);
+  ASSERT_NE(first, std::string::npos) << plan;
+  EXPECT_NE(plan.find(staged, first + 1), std::string::npos) << plan;
+}
+
 // A scan: a while loop writing one row per step into a loop-carried
 // buffer with dynamic-update-slice (in place over the buffer, so a step
 // writes only its row), including starts past the end (clamped), f32 and

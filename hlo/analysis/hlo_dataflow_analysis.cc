@@ -56,14 +56,44 @@ bool OnlyElementwiseUses(const HloInstruction* parameter) {
   return true;
 }
 
+// Whether `fusion` (kOutput) is one that backends run with the product
+// staged apart from the result, so that an operand its epilogue reads
+// elementwise may be the result's own storage: one array output, rank 2 and
+// row-major, of f32, f64 or s32, made from one dot of that type (operands
+// and result) without batch dimensions (the CPU backend's DotThunk with a row epilogue, which
+// writes the GEMM into scratch when the result overlaps an operand).  This
+// is the accumulation `acc + a x b` of a gradient summed over a loop
+// (a scan's backward pass), updated in place instead of copied each step.
+bool StagesItsProduct(const HloInstruction& fusion) {
+  const Shape& shape = fusion.shape();
+  if (!shape.IsArray() || shape.rank() != 2 ||
+      MinorToMajorOf(shape) != std::vector<int64_t>{1, 0}) {
+    return false;
+  }
+  const PrimitiveType type = shape.element_type();
+  if (type != F32 && type != F64 && type != S32) return false;
+  const HloInstruction* dot = nullptr;
+  for (const HloInstruction* h : fusion.fused_computation()->instructions()) {
+    if (h->opcode() == HloOpcode::kConvolution) return false;
+    if (h->opcode() != HloOpcode::kDot) continue;
+    if (dot != nullptr) return false;
+    dot = h;
+  }
+  return dot != nullptr && dot->shape().rank() == 2 && dot->shape().element_type() == type &&
+         dot->operand(0)->shape().element_type() == type &&
+         dot->operand(1)->shape().element_type() == type &&
+         dot->dot_dimension_numbers().lhs_batch_dimensions.empty();
+}
+
 // Whether output `user_index` of `fusion` may write over operand
 // `operand_number`, considering that output alone.
 bool OutputCanShare(const HloInstruction& fusion, int64_t operand_number,
                     const ShapeIndex& operand_index, const ShapeIndex& user_index) {
   if (!operand_index.empty() || fusion.called_computations().empty()) return false;
   // A kOutput fusion's dot or convolution writes the whole result before
-  // its epilogue reads the other operands, so none may share the result.
-  if (fusion.fusion_kind() == FusionKind::kOutput) return false;
+  // its epilogue reads the other operands, so none may share the result,
+  // unless the product is staged apart (StagesItsProduct).
+  if (fusion.fusion_kind() == FusionKind::kOutput && !StagesItsProduct(fusion)) return false;
   const HloComputation* fused = fusion.fused_computation();
   if (operand_number >= fused->num_parameters()) return false;
   const HloInstruction* parameter = fused->parameter_instruction(operand_number);

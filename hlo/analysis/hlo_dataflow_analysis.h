@@ -211,7 +211,10 @@ class HloDataflowAnalysis {
 // output's dimensions and element width; dynamic-update-slice and scatter on
 // the operand they update; a while on its init (the loop state); a fusion
 // whose fused parameter is only read elementwise on the way to the output,
-// or is the updated operand of a dynamic-update-slice root.
+// or is the updated operand of a dynamic-update-slice root (for a kOutput
+// fusion, only one whose backend stages the product apart: one rank-2,
+// row-major f32/f64/s32 dot of its own type, as the accumulation
+// `acc + a x b`).
 bool CanShareOperandBufferWithUser(const HloInstruction& user, int64_t operand_number,
                                    const ShapeIndex& operand_index, const ShapeIndex& user_index);
 

@@ -360,24 +360,95 @@ ENTRY main {
   EXPECT_FALSE(CanShareOperandBufferWithUser(*I("fd"), 1, {}, {}));
 }
 
-TEST_F(DataflowTest, OutputFusionSharesNoOperand) {
-  // The GEMM writes all of the result before the epilogue reads `bias`,
-  // even though the epilogue reads it elementwise.
+TEST_F(DataflowTest, OutputFusionSharesOnlyAStagedAccumulator) {
+  // The GEMM writes all of the result before the epilogue reads the other
+  // operands.  Backends stage the product apart for one rank-2 row-major
+  // f32/f64/s32 dot (StagesItsProduct), where an operand the epilogue reads
+  // elementwise (an accumulator) may then be the result; nowhere else.
   Analyze(R"(HloModule m
 fused_dot {
   x = f32[4,3] parameter(0)
   w = f32[3,4] parameter(1)
-  bias = f32[4,4] parameter(2)
+  acc = f32[4,4] parameter(2)
   d = f32[4,4] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  ROOT s = f32[4,4] add(d, bias)
+  ROOT s = f32[4,4] add(d, acc)
+}
+fused_transposed_read {
+  x = f32[4,3] parameter(0)
+  w = f32[3,4] parameter(1)
+  acc = f32[4,4] parameter(2)
+  d = f32[4,4] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[4,4] transpose(acc), dimensions={1,0}
+  ROOT s = f32[4,4] add(d, t)
+}
+fused_half {
+  x = f16[4,3] parameter(0)
+  w = f16[3,4] parameter(1)
+  acc = f16[4,4] parameter(2)
+  d = f16[4,4] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT s = f16[4,4] add(d, acc)
+}
+fused_widening {
+  x = s8[4,3] parameter(0)
+  w = s8[3,4] parameter(1)
+  acc = s32[4,4] parameter(2)
+  d = s32[4,4] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT s = s32[4,4] add(d, acc)
+}
+fused_batched {
+  x = f32[2,4,3] parameter(0)
+  w = f32[2,3,4] parameter(1)
+  acc = f32[2,4,4] parameter(2)
+  d = f32[2,4,4] dot(x, w), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  ROOT s = f32[2,4,4] add(d, acc)
+}
+fused_column_major {
+  x = f32[4,3] parameter(0)
+  w = f32[3,4] parameter(1)
+  acc = f32[4,4]{0,1} parameter(2)
+  d = f32[4,4]{0,1} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT s = f32[4,4]{0,1} add(d, acc)
+}
+fused_conv {
+  x = f32[1,4,4,1] parameter(0)
+  k = f32[1,1,1,1] parameter(1)
+  acc = f32[1,4,4,1] parameter(2)
+  c = f32[1,4,4,1] convolution(x, k), window={size=1x1}, dim_labels=b01f_01io->b01f
+  ROOT s = f32[1,4,4,1] add(c, acc)
 }
 ENTRY main {
   a = f32[4,3] parameter(0)
   b = f32[3,4] parameter(1)
   c = f32[4,4] parameter(2)
-  ROOT f = f32[4,4] fusion(a, b, c), kind=kOutput, calls=fused_dot
+  f = f32[4,4] fusion(a, b, c), kind=kOutput, calls=fused_dot
+  ft = f32[4,4] fusion(a, b, c), kind=kOutput, calls=fused_transposed_read
+  ha = f16[4,3] parameter(3)
+  hb = f16[3,4] parameter(4)
+  hc = f16[4,4] parameter(5)
+  fh = f16[4,4] fusion(ha, hb, hc), kind=kOutput, calls=fused_half
+  ia8 = s8[4,3] parameter(12)
+  ib8 = s8[3,4] parameter(13)
+  ic = s32[4,4] parameter(14)
+  fw = s32[4,4] fusion(ia8, ib8, ic), kind=kOutput, calls=fused_widening
+  ba = f32[2,4,3] parameter(6)
+  bb = f32[2,3,4] parameter(7)
+  bc = f32[2,4,4] parameter(8)
+  fb = f32[2,4,4] fusion(ba, bb, bc), kind=kOutput, calls=fused_batched
+  cc = f32[4,4]{0,1} parameter(9)
+  fc = f32[4,4]{0,1} fusion(a, b, cc), kind=kOutput, calls=fused_column_major
+  ia = f32[1,4,4,1] parameter(10)
+  ik = f32[1,1,1,1] parameter(11)
+  fv = f32[1,4,4,1] fusion(ia, ik, ia), kind=kOutput, calls=fused_conv
+  ROOT t = (f32[4,4], f32[4,4], f16[4,4], f32[2,4,4], f32[4,4]{0,1}, f32[1,4,4,1], s32[4,4]) tuple(f, ft, fh, fb, fc, fv, fw)
 })");
-  EXPECT_FALSE(CanShareOperandBufferWithUser(*I("f"), 2, {}, {}));
+  EXPECT_TRUE(CanShareOperandBufferWithUser(*I("f"), 2, {}, {}));
+  EXPECT_FALSE(CanShareOperandBufferWithUser(*I("f"), 0, {}, {}));   // the dot's operand
+  EXPECT_FALSE(CanShareOperandBufferWithUser(*I("ft"), 2, {}, {}));  // read transposed
+  EXPECT_FALSE(CanShareOperandBufferWithUser(*I("fh"), 2, {}, {}));  // f16: not staged
+  EXPECT_FALSE(CanShareOperandBufferWithUser(*I("fw"), 2, {}, {}));  // s8 x s8 -> s32
+  EXPECT_FALSE(CanShareOperandBufferWithUser(*I("fb"), 2, {}, {}));  // batched
+  EXPECT_FALSE(CanShareOperandBufferWithUser(*I("fc"), 2, {}, {}));  // column-major
+  EXPECT_FALSE(CanShareOperandBufferWithUser(*I("fv"), 2, {}, {}));  // a convolution
 }
 
 }  // namespace

@@ -96,7 +96,46 @@ bool Reaches(const HloInstruction* from, const HloInstruction* to) {
   return false;
 }
 
-enum class CopyKind { kSingle, kDouble };
+// kRemake: a second evaluation of the leaf's producer (CheapToRemake)
+// rather than a copy of its value.
+enum class CopyKind { kSingle, kDouble, kRemake };
+
+// A producer that is cheaper to run again than its value is to copy (it
+// reads no array, only writes one), and gives the same value each time:
+// a broadcast of a scalar, an iota, or a loop fusion of such over scalar
+// operands (JAX's zeros for a scan's carried and stacked values, several
+// of which a loop's init may take from one broadcast).
+bool CheapToRemake(const HloInstruction& instruction) {
+  if (!instruction.shape().IsArray()) return false;
+  for (const HloInstruction* operand : instruction.operands()) {
+    if (!operand->shape().IsArray() || operand->shape().rank() != 0) return false;
+  }
+  switch (instruction.opcode()) {
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kIota:
+      return true;
+    case HloOpcode::kFusion:
+      break;
+    default:
+      return false;
+  }
+  if (instruction.fusion_kind() != FusionKind::kLoop) return false;
+  for (const HloInstruction* fused : instruction.fused_computation()->instructions()) {
+    switch (fused->opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kConstant:
+      case HloOpcode::kBroadcast:
+      case HloOpcode::kIota:
+      case HloOpcode::kConvert:
+      case HloOpcode::kReshape:
+      case HloOpcode::kBitcast:
+        break;
+      default:
+        if (!fused->IsElementwise() || fused->opcode() == HloOpcode::kRng) return false;
+    }
+  }
+  return true;
+}
 
 class Copier {
  public:
@@ -186,6 +225,18 @@ class Copier {
     }
     auto it = copies.find(*prefix);
     if (it == copies.end()) return instruction;
+    if (it->second == CopyKind::kRemake) {
+      std::unique_ptr<HloInstruction> again =
+          instruction->CloneWithNewOperands(shape, instruction->operands());
+      if (again->opcode() == HloOpcode::kFusion) {
+        // A fused computation has one caller.
+        again->ReplaceCalledComputation(
+            0, CloneIntoModule(module_, *instruction->fused_computation()));
+      }
+      HloInstruction* remade = computation->AddInstruction(std::move(again));
+      (*made)[*prefix] = remade;
+      return remade;
+    }
     HloInstruction* copy = computation->AddInstruction(
         HloInstruction::CreateUnary(shape, HloOpcode::kCopy, instruction));
     ++*copies_;
@@ -228,13 +279,24 @@ class Copier {
     for (const HloLeafValue& leaf : leaves) {
       const HloValue& value = *leaf.value;
       const HloInstruction* definer = value.defining_instruction();
-      bool keep = seen.insert(&value).second && definer->parent() == computation &&
-                  !IsParameterOrConstant(definer) && !value.IsRootOf(computation);
+      const bool first = seen.insert(&value).second;
+      if (!first && CheapToRemake(*definer) && leaf.index.size() == 1 &&
+          loop->operand(0)->opcode() == HloOpcode::kTuple &&
+          loop->operand(0)->operand(leaf.index[0]) == definer) {
+        copies[leaf.index] = CopyKind::kRemake;
+        continue;
+      }
+      bool keep = first && definer->parent() == computation && !IsParameterOrConstant(definer) &&
+                  !value.IsRootOf(computation);
       std::vector<HloInstruction*> readers;
       if (keep) {
         readers = Readers(dataflow, value, computation);
         for (HloInstruction* reader : readers) {
           if (reader == loop) continue;
+          // A loop's final state is read inside that loop only before the
+          // loop has made it, so before this loop, which takes it, starts
+          // (a scan's stacked residuals handed to its backward scan).
+          if (reader == definer) continue;
           if (reader->opcode() == HloOpcode::kWhile || Reaches(loop, reader)) {
             keep = false;
             break;

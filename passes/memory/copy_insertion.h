@@ -14,9 +14,13 @@
 //   that each call site has its own.
 // - A while's init leaf is copied unless it is made in the same computation
 //   by an op (not a parameter or constant), appears once in the init, is not
-//   in the computation's result, no other while takes it, and no reader of
-//   it must run after the loop; its other readers get control edges to the
-//   while so that they run before the loop overwrites it.
+//   in the computation's result, no other while takes it (the loop that
+//   made it aside: its reads end before it does, so a scan's stacks go to
+//   its backward scan as they are), and no reader of it must run after the
+//   loop; its other readers get control edges to the while so that they run
+//   before the loop overwrites it.  A leaf repeated in the init whose maker
+//   is cheaper to run again than to copy (a broadcast of a scalar, an iota,
+//   a loop fusion of such: CheapToRemake) is made again instead.
 // - A body's root leaf updates the loop state in place (no copy) when it is
 //   made in the body by an op that no reader of the old state depends on;
 //   those readers get control edges to it.  Otherwise the leaf is copied (a

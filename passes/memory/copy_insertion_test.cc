@@ -132,6 +132,105 @@ ENTRY main {
   EXPECT_TRUE(ScheduleAndAssign(*module).ok());
 }
 
+// A scan and its backward scan, as JAX's grad of lax.scan makes them: the
+// forward loop stacks a row per step into buffers that start as zeros (one
+// broadcast for both), the backward loop takes those stacks and sums a
+// product per step into an accumulator (acc + a x b, a kOutput fusion).
+constexpr absl::string_view kScanAndBackward = R"(HloModule m
+zeros_computation {
+  c = f32[] constant(0)
+  ROOT b = f32[4,8] broadcast(c), dimensions={}
+}
+fcond {
+  s = (s32[], f32[1,8], f32[4,8], f32[4,8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+fbody {
+  s = (s32[], f32[1,8], f32[4,8], f32[4,8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  h = f32[1,8] get-tuple-element(s), index=1
+  hs = f32[4,8] get-tuple-element(s), index=2
+  ts = f32[4,8] get-tuple-element(s), index=3
+  t = f32[1,8] tanh(h)
+  z = s32[] constant(0)
+  hs2 = f32[4,8] dynamic-update-slice(hs, h, i, z)
+  ts2 = f32[4,8] dynamic-update-slice(ts, t, i, z)
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT next = (s32[], f32[1,8], f32[4,8], f32[4,8]) tuple(i2, t, hs2, ts2)
+}
+accumulate {
+  a = f32[1,8] parameter(0)
+  b = f32[1,8] parameter(1)
+  acc = f32[8,8] parameter(2)
+  d = f32[8,8] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  ROOT sum = f32[8,8] add(acc, d)
+}
+bcond {
+  s = (s32[], f32[8,8], f32[4,8], f32[4,8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+bbody {
+  s = (s32[], f32[8,8], f32[4,8], f32[4,8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  acc = f32[8,8] get-tuple-element(s), index=1
+  hs = f32[4,8] get-tuple-element(s), index=2
+  ts = f32[4,8] get-tuple-element(s), index=3
+  z = s32[] constant(0)
+  hr = f32[1,8] dynamic-slice(hs, i, z), dynamic_slice_sizes={1,8}
+  tr = f32[1,8] dynamic-slice(ts, i, z), dynamic_slice_sizes={1,8}
+  acc2 = f32[8,8] fusion(hr, tr, acc), kind=kOutput, calls=accumulate
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT next = (s32[], f32[8,8], f32[4,8], f32[4,8]) tuple(i2, acc2, hs, ts)
+}
+ENTRY main {
+  x = f32[1,8] parameter(0)
+  zeros = f32[4,8] fusion(), kind=kLoop, calls=zeros_computation
+  z0 = s32[] constant(0)
+  init = (s32[], f32[1,8], f32[4,8], f32[4,8]) tuple(z0, x, zeros, zeros)
+  fw = (s32[], f32[1,8], f32[4,8], f32[4,8]) while(init), condition=fcond, body=fbody
+  hs = f32[4,8] get-tuple-element(fw), index=2
+  ts = f32[4,8] get-tuple-element(fw), index=3
+  c0 = f32[] constant(0)
+  acc0 = f32[8,8] broadcast(c0), dimensions={}
+  z1 = s32[] constant(0)
+  binit = (s32[], f32[8,8], f32[4,8], f32[4,8]) tuple(z1, acc0, hs, ts)
+  bw = (s32[], f32[8,8], f32[4,8], f32[4,8]) while(binit), condition=bcond, body=bbody
+  sum = f32[8,8] get-tuple-element(bw), index=1
+  last = f32[1,8] get-tuple-element(fw), index=1
+  ROOT out = (f32[8,8], f32[1,8]) tuple(sum, last)
+})";
+
+TEST(CopyInsertionTest, ScanAndItsBackwardScanShareTheirStacks) {
+  auto module = Parse(kScanAndBackward);
+  CopyInsertion pass;
+  EXPECT_TRUE(*RunPassKeepingResults(pass, *module));
+  const HloComputation* entry = module->entry_computation();
+  // Copied: the two counters (constants) and x (a parameter).
+  EXPECT_EQ(CountCopies(*entry), 3) << PrintHloModule(*module);
+  const HloInstruction* forward_init = Find(*entry, "fw")->operand(0);
+  // The zeros taken twice: the second is a broadcast made again, not a copy.
+  const HloInstruction* first = forward_init->operand(2);
+  const HloInstruction* second = forward_init->operand(3);
+  EXPECT_EQ(first->name(), "zeros");
+  ASSERT_EQ(second->opcode(), HloOpcode::kFusion);
+  EXPECT_NE(second, first);
+  EXPECT_NE(second->fused_computation(), first->fused_computation());
+  // The forward loop's stacks go to the backward loop as they are: the
+  // forward loop, their only other reader, has finished by then.
+  const HloInstruction* backward_init = Find(*entry, "bw")->operand(0);
+  EXPECT_EQ(backward_init->operand(2)->name(), "hs");
+  EXPECT_EQ(backward_init->operand(3)->name(), "ts");
+  // The accumulator is updated in place (the product is staged apart).
+  EXPECT_EQ(CountCopies(*Computation(*module, "bbody")), 0) << PrintHloModule(*module);
+  EXPECT_TRUE(ScheduleAndAssign(*module).ok());
+}
+
 TEST(CopyInsertionTest, OtherReadersOfTheInitRunBeforeTheLoop) {
   auto module = Parse(R"(HloModule m
 body {

@@ -215,6 +215,13 @@ TEST(CpuCompilerTest, TransposingKernelsLoopOverTiles) {
       ir_of("x = f32[64,48] parameter(0)\n ROOT t = f32[48,64] transpose(x), dimensions={1,0}",
             "short_rows");
   EXPECT_FALSE(absl::StrContains(short_rows, "across.tile")) << short_rows;
+  // Short rows with a dimension between the two swapped ones: the rows that
+  // read a line again come a whole middle dimension later, so tiles.
+  const std::string reversed = ir_of(
+      "x = f32[16,1024,64] parameter(0)\n ROOT t = f32[64,1024,16] transpose(x), "
+      "dimensions={2,1,0}",
+      "reversed");
+  EXPECT_TRUE(absl::StrContains(reversed, "call void @tessera_transpose_tile_b32x16(")) << reversed;
 }
 
 // A concatenate along the minor dimension is one loop per operand, each a

@@ -1471,6 +1471,11 @@ TEST(CpuOpsTest, TransposingKernelsMatchTheEvaluator) {
       // major one, and batch dimensions around the tiles.
       "x = f32[3,270,40] parameter(0)\n ROOT t = f32[3,40,270] transpose(x), dimensions={0,2,1}",
       "x = f32[300,7,33] parameter(0)\n ROOT t = f32[33,7,300] transpose(x), dimensions={2,1,0}",
+      // Short rows whose lines the next rows do not read (a dimension in
+      // between): tiled too, whole and partial tiles, 4 and 1 bytes.
+      "x = f32[16,50,64] parameter(0)\n ROOT t = f32[64,50,16] transpose(x), dimensions={2,1,0}",
+      "x = f32[20,30,40] parameter(0)\n ROOT t = f32[40,30,20] transpose(x), dimensions={2,1,0}",
+      "x = s8[5,20,33] parameter(0)\n ROOT t = s8[33,20,5] transpose(x), dimensions={2,1,0}",
       "x = f32[2,3,260,20] parameter(0)\n"
       " ROOT t = f32[3,20,2,260] transpose(x), dimensions={1,3,0,2}",
       // A copy to another layout, and a transposed operand under

@@ -68,11 +68,6 @@ std::optional<TransposePlan> PlanTransposeKernel(const HloComputation& computati
   if (rank < 2) return std::nullopt;
   const std::vector<int64_t> root_minor_to_major = llvm_ir::MinorToMajor(root_shape);
   const int64_t minor = root_minor_to_major[0];
-  // Looping over the result in its order reads one cache line of the
-  // operand per element of a result row, which the next 15 rows read again:
-  // rows of up to 256 elements keep their lines in L1 (a 4x64x56x56 NCHW to
-  // NHWC copy, rows of 64, ran 0.18-0.21 ms untiled and 0.23-0.25 tiled).
-  if (root_shape.dimensions(minor) <= kTransposeTileMinRow) return std::nullopt;
   using Mapping = std::vector<int64_t>;  // dimension of h -> root dimension
   absl::flat_hash_map<const HloInstruction*, Mapping> mapping;
   Mapping identity(rank);
@@ -120,6 +115,18 @@ std::optional<TransposePlan> PlanTransposeKernel(const HloComputation& computati
       // Read two ways (x + transpose(x)): either order has a strided read.
       if (!inserted && slot->second != operand_mapping) return std::nullopt;
     }
+  }
+  // Looping over the result in its order reads one cache line of the
+  // operand per element of a result row.  Where the operand's minor
+  // dimension is the result's second-minor one, the next 15 rows read those
+  // lines again: rows of up to 256 elements keep them in L1 (a 4x64x56x56
+  // NCHW to NHWC copy, rows of 64, ran 0.18-0.21 ms untiled and 0.23-0.25
+  // tiled).  Otherwise the rows that reuse a line come after a whole run of
+  // the dimensions between (a 16x1024x64 array reversed, rows of 16:
+  // 1.86 ms untiled), so short rows are tiled too.
+  if (plan.has_value() && root_shape.dimensions(minor) <= kTransposeTileMinRow &&
+      plan->across == root_minor_to_major[1]) {
+    return std::nullopt;
   }
   // Whether the operand is read only at the indices of the result's element
   // being computed (which a tile of it holds): every transitive user on the

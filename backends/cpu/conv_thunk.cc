@@ -14,6 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/cpu/onednn_conv.h"
+#include "backends/cpu/thread_scratch.h"
+#include "backends/cpu/window_conv.h"
 #include "hlo/ir/hlo_instruction.h"
 #include "hlo/ir/hlo_opcode.h"
 #include "hlo/ir/shape.h"
@@ -81,18 +83,12 @@ bool StridesMatch(const std::vector<std::array<int64_t, 3>>& dims) {
   return true;
 }
 
-// One scratch buffer per calling thread, element type and slot, grown as
-// needed and reused (slot 1: a chunk's rows, apart from the calling
-// thread's slot-0 buffer that holds the packed kernel meanwhile).
+// Scratch of the calling thread (thread_scratch.h, whose slots list this
+// file's: slot 1 a chunk's rows, apart from the slot-0 buffer that holds
+// the packed kernel meanwhile).
 template <typename T, int kSlot = 0>
 T* Scratch(int64_t elements) {
-  thread_local std::vector<T> buffer;
-  if (static_cast<int64_t>(buffer.size()) < elements) {
-    buffer.clear();
-    buffer.shrink_to_fit();
-    buffer.resize(elements);
-  }
-  return buffer.data();
+  return ThreadScratch<T, kSlot>(elements);
 }
 
 void ParallelRows(runtime::ThreadPool* pool, int64_t n, int64_t min_block,
@@ -506,7 +502,8 @@ absl::Status FinishPlan(ConvPlan& p, bool try_onednn = true) {
     p.gemm.out_batch_stride = Og;
   }
   TS_RETURN_IF_ERROR(CheckDotShape(p.gemm));
-  p.onednn = try_onednn ? OneDnnConvolution::Create(p) : nullptr;
+  p.window_gemms = UsesWindowGemms(p);
+  p.onednn = try_onednn && !p.window_gemms ? OneDnnConvolution::Create(p) : nullptr;
   return absl::OkStatus();
 }
 
@@ -673,6 +670,7 @@ std::string ConvPlan::ToString() const {
     absl::StrAppend(&s, " reversal ", Sizes(flags));
   }
   if (!phases.empty()) absl::StrAppend(&s, " in ", phases.size(), " phases");
+  if (window_gemms) absl::StrAppend(&s, " as window GEMMs");
   if (feature_groups != 1) absl::StrAppend(&s, " feature_groups ", feature_groups);
   if (batch_groups != 1) absl::StrAppend(&s, " batch_groups ", batch_groups);
   absl::StrAppend(&s, " kernel ",
@@ -968,12 +966,18 @@ absl::Status RunPlan(const ConvPlan& p, const void* input, const void* kernel, v
     // 65 -> 29 us).
     return p.onednn->Run(input, kernel, output, Small(p) ? nullptr : pool, epilogue);
   }
-  absl::Status status = WithGemmTypes(p.type, [&](auto t, auto out) {
-    using T = decltype(t);
-    using Out = decltype(out);
-    return p.phases.empty() ? Run<T, Out>(p, input, kernel, output, pool)
-                            : RunPhases<T, Out>(p, input, kernel, output, pool);
-  });
+  absl::Status status;
+  if (p.window_gemms && p.phases.empty() && !use_im2col.load(std::memory_order_relaxed)) {
+    status = RunWindowGemms(p, static_cast<const float*>(input), static_cast<const float*>(kernel),
+                            static_cast<float*>(output), pool);
+  } else {
+    status = WithGemmTypes(p.type, [&](auto t, auto out) {
+      using T = decltype(t);
+      using Out = decltype(out);
+      return p.phases.empty() ? Run<T, Out>(p, input, kernel, output, pool)
+                              : RunPhases<T, Out>(p, input, kernel, output, pool);
+    });
+  }
   if (status.ok() && epilogue != nullptr) RunEpilogueOverBatch(*epilogue, p.batch, pool);
   return status;
 }

@@ -103,6 +103,9 @@ struct ConvPlan {
   bool output_direct = false;
   // 2-D, no lhs dilation, no reversal, no groups: the plain im2col loop.
   bool simple_2d = false;
+  // A large window over few outputs (a weight gradient): one GEMM per
+  // output position and window row, no im2col (window_conv.h).
+  bool window_gemms = false;
   DotShape gemm;  // per group: [M, K] x [K, O/groups]
   // oneDNN's direct convolution where it runs this plan (onednn_conv.h;
   // shared by copies of the plan), else null: im2col + GEMM.

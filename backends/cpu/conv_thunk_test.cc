@@ -552,6 +552,54 @@ TEST(ConvThunkTest, BatchGroupsWeightGradientOfGroupedConv) {
                        "window={size=3x3}, dim_labels=b01f_01io->b01f, batch_group_count=8"));
 }
 
+// Weight gradients (a window as large as the input, few outputs) run as
+// one GEMM per output position and window row on a padded copy of the
+// input (window_conv.h): 1-D, 2-D, 3-D; window strides, dilations (in the
+// last dimension through its phases) and padding, negative and uneven;
+// layouts other than the canonical ones (the kernel packed, the input
+// read through strides, the output scattered); a narrow float.
+TEST(ConvThunkTest, WeightGradientsRunAsWindowGemms) {
+  const std::vector<std::string> modules = {
+      ConvModule("f32[3,8,8,5]", "f32[3,8,8,6]", "f32[3,3,5,6]",
+                 "window={size=8x8 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf"),
+      ConvModule("f32[4,140,5]", "f32[4,70,6]", "f32[5,5,6]",
+                 "window={size=70 pad=1_2 rhs_dilate=2}, dim_labels=f0b_i0o->0bf"),
+      ConvModule("f32[2,12,17,3]", "f32[2,5,14,4]", "f32[2,5,3,4]",
+                 "window={size=5x14 stride=2x1 pad=0_-1x1_0 rhs_dilate=2x1}, "
+                 "dim_labels=f01b_i01o->01bf"),
+      ConvModule("f32[2,9,70,3]", "f32[2,3,33,4]", "f32[3,5,3,4]",
+                 "window={size=3x33 pad=0_0x-2_1 rhs_dilate=3x2}, dim_labels=f01b_i01o->01bf"),
+      ConvModule("f32[2,5,5,5,3]", "f32[2,4,4,4,5]", "f32[2,2,2,3,5]",
+                 "window={size=4x4x4}, dim_labels=f012b_i012o->012bf"),
+      ConvModule("f32[3,8,8,5]{0,3,2,1}", "f32[3,8,8,6]{1,2,0,3}", "f32[3,3,5,6]{0,1,3,2}",
+                 "window={size=8x8 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf"),
+      ConvModule("bf16[3,8,8,5]", "bf16[3,8,8,6]", "bf16[3,3,5,6]",
+                 "window={size=8x8 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf"),
+  };
+  for (const std::string& text : modules) {
+    auto module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    absl::StatusOr<ConvPlan> plan =
+        PlanConvolution(*(*module)->entry_computation()->root_instruction());
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_TRUE(plan->window_gemms) << plan->ToString();
+    CheckBoth(text);
+  }
+  // A forward convolution, and a weight gradient of a grouped one, do not.
+  for (const std::string& text :
+       {ConvModule("f32[1,9,9,8]", "f32[3,3,8,16]", "f32[1,9,9,16]",
+                   "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+        ConvModule("f32[4,12,12,4]", "f32[4,9,9,6]", "f32[4,4,2,6]",
+                   "window={size=9x9}, dim_labels=f01b_i01o->01bf, batch_group_count=2")}) {
+    auto module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    absl::StatusOr<ConvPlan> plan =
+        PlanConvolution(*(*module)->entry_computation()->root_instruction());
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_FALSE(plan->window_gemms) << plan->ToString();
+  }
+}
+
 // f64.
 
 TEST(ConvThunkTest, F64) {

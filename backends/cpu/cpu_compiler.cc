@@ -253,7 +253,7 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::MakeKernelThunk(
         LoopKernelOptions deferred = llvm_options;
         deferred.deferred = true;
         TS_ASSIGN_OR_RETURN(tier_up, executable_.kernel_compiler_->Compile(computation, deferred));
-        if (tier_up->work_size() == (*tile)->major_size()) {
+        if ((*tile)->SplitAs(tier_up->work_size())) {
           ++executable_.stats_.tiered_kernels;
         } else {
           tier_up = nullptr;  // split otherwise: the tile program alone

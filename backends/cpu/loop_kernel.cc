@@ -157,6 +157,42 @@ std::optional<Shape> RootView(const HloInstruction& root, const Shape& root_shap
   return view;
 }
 
+// Whether a kernel of `computation` (result `shape`, with its layout)
+// splits its work past major dimensions of extent 1 (SplitLoop): a plain
+// elementwise or row kernel, not an epilogue (whose units are its GEMM's
+// or convolution's: dimension 0), a column reduction, a scan, a transpose,
+// a concatenate, a view of the root's operand or an update in place.
+// Decided on the computation alone, so that a deferred kernel's work size
+// is known before it is emitted.
+bool SplitsPastUnitDimensions(const HloComputation& computation, const Shape& shape,
+                              const LoopKernelOptions& options) {
+  if (options.epilogue || shape.rank() < 3) return false;
+  const HloInstruction& root = *computation.root_instruction();
+  if (root.opcode() == HloOpcode::kDynamicUpdateSlice) return false;
+  if (PlanRowKernel(computation, shape).has_value()) return true;
+  if (PlanColumnKernel(computation, shape).has_value()) return false;
+  if (RootView(root, shape).has_value()) return false;
+  return !PlanScanKernel(root, shape, options.reorder_float_reductions).has_value() &&
+         !PlanTransposeKernel(computation, root, shape).has_value() &&
+         !PlanConcatenateKernel(root, shape).has_value();
+}
+
+// The position in minor_to_major of the loop a kernel's work splits over:
+// the major-most, or past major dimensions of extent 1 (a batch of one)
+// the first longer one short of the minor-most, where
+// SplitsPastUnitDimensions: a [1, 8, 1024, 1024] kernel then splits 8
+// ways, not 1 (it ran on one thread: 18 ms for 8M elements of a causal
+// mask and exp).  The baseline tier's programs split the same way
+// (TileKernel::major_size).
+int64_t SplitLoop(const Shape& shape, bool past_unit_dimensions) {
+  const std::vector<int64_t> minor_to_major = llvm_ir::MinorToMajor(shape);
+  int64_t split = shape.rank() - 1;
+  if (past_unit_dimensions) {
+    while (split > 1 && shape.dimensions(minor_to_major[split]) == 1) --split;
+  }
+  return split;
+}
+
 // The loops of an in-place dynamic-update-slice (see Compile): over the
 // update's elements, its major-most dimension (in layout order) from
 // `begin` to `end`, each written at the clamped start plus its index.
@@ -430,7 +466,8 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
                   " noalias=", absl::StrJoin(options.noalias, ","),
                   " same_as_result=", absl::StrJoin(options.same_as_result, ","),
                   " streaming_store_bytes=", options.streaming_store_bytes.value_or(-1),
-                  " whole_range=", options.whole_range, " deferred=", options.deferred);
+                  " whole_range=", options.whole_range, " deferred=", options.deferred,
+                  " epilogue=", options.epilogue);
   if (auto it = compiled_.find(key); it != compiled_.end()) {
     ++reused_kernels_;
     return std::unique_ptr<LoopKernel>(new LoopKernel(*it->second));
@@ -442,9 +479,13 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
     // Emitted by FinalizeDeferred (the tier-up run), not now: the work
     // size is the major-most dimension's, as EmitKernel makes it for the
     // fusions the baseline tier takes (checked when it is emitted).
-    const Shape& shape = computation.root_instruction()->shape();
+    Shape shape = computation.root_instruction()->shape();
+    if (!shape.has_layout()) shape.set_layout(Layout::Descending(shape.rank()));
     kernel->work_size_ =
-        shape.rank() == 0 ? 1 : shape.dimensions(llvm_ir::MinorToMajor(shape).back());
+        shape.rank() == 0
+            ? 1
+            : shape.dimensions(llvm_ir::MinorToMajor(
+                  shape)[SplitLoop(shape, SplitsPastUnitDimensions(computation, shape, options))]);
     auto pending = std::make_shared<Pending>();
     pending->name = name;
     pending->function = kernel->function_;
@@ -749,11 +790,14 @@ absl::StatusOr<llvm_ir::ModuleWithContext> LoopKernelCompiler::EmitKernel(
     TS_ASSIGN_OR_RETURN(std::vector<int64_t> strides, llvm_ir::LayoutStrides(shape));
     const std::vector<int64_t> minor_to_major = llvm_ir::MinorToMajor(shape);
     const int64_t rank = shape.rank();
-    kernel->work_size_ = shape.dimensions(minor_to_major[rank - 1]);
-    // A scan of the major-most dimension cannot be split: one call does it
-    // all.
+    // (`shape` is the root's here unless a view replaced it, which
+    // SplitsPastUnitDimensions refuses.)
+    const int64_t split = SplitLoop(
+        shape, loop_root == root && SplitsPastUnitDimensions(computation, shape, options));
+    kernel->work_size_ = shape.dimensions(minor_to_major[split]);
+    // A scan of the split dimension cannot be split: one call does it all.
     const bool whole_range = options.whole_range || (scan_plan.has_value() &&
-                                                     scan_plan->dimension == minor_to_major.back());
+                                                     scan_plan->dimension == minor_to_major[split]);
     if (whole_range) {
       begin = llvm::ConstantInt::get(i64, 0);
       end = llvm::ConstantInt::get(i64, kernel->work_size_);
@@ -776,9 +820,9 @@ absl::StatusOr<llvm_ir::ModuleWithContext> LoopKernelCompiler::EmitKernel(
     }
     for (int64_t k = rank - 1; k >= 0; --k) {
       const int64_t dimension = minor_to_major[k];
-      llvm::Value* start = k == rank - 1 ? begin : llvm::ConstantInt::get(i64, 0);
+      llvm::Value* start = k == split ? begin : llvm::ConstantInt::get(i64, 0);
       llvm::Value* stop =
-          k == rank - 1 ? end : llvm::ConstantInt::get(i64, shape.dimensions(dimension));
+          k == split ? end : llvm::ConstantInt::get(i64, shape.dimensions(dimension));
       if (column_plan.has_value() && k == 0) {
         TS_RETURN_IF_ERROR(EmitColumnTiles(*column_plan, start, stop, multi_index, linear,
                                            strides[dimension], shape, column_accumulators,

@@ -562,6 +562,7 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
     }
   }
   kernel->major_size_ = root->shape().rank() == 0 ? 1 : root->shape().dimensions()[0];
+  kernel->dimensions_ = root->shape().dimensions();
   kernel->major_is_row_ = rank == 1 && !reduces;
   for (const Step& step : kernel->steps_) {
     if (step.op == StepOp::kParameter && step.kind == Kind::kFull) {
@@ -622,6 +623,19 @@ void TileKernel::Run(void** buffers, int64_t begin, int64_t end) const {
     tiles.push_back({unit / tiles_per_row_, start, std::min(tile_length_, row_length_ - start)});
   }
   RunTiles(buffers, tiles);
+}
+
+bool TileKernel::SplitAs(int64_t work_size) {
+  if (major_size_ == work_size) return true;
+  if (fold_ >= 0 || major_is_row_) return false;
+  const int64_t rank = static_cast<int64_t>(dimensions_.size());
+  for (int64_t d = 0; d + 1 < rank; ++d) {
+    if (dimensions_[d] == 1) continue;
+    if (dimensions_[d] != work_size || rows_ % work_size != 0) return false;
+    major_size_ = work_size;
+    return true;
+  }
+  return false;
 }
 
 void TileKernel::RunMajor(void** buffers, int64_t begin, int64_t end) const {

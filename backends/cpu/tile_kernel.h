@@ -104,6 +104,12 @@ class TileKernel {
     return major_is_row_ || fold_ >= 0 || major_size_ == 0 || rows_ % major_size_ == 0;
   }
   void RunMajor(void** buffers, int64_t begin, int64_t end) const;
+  // Splits RunMajor's units along the first dimension of the result
+  // longer than 1, where the ones before it all have extent 1 and it is
+  // not the last (as a JIT kernel splits past unit dimensions: SplitLoop in
+  // loop_kernel.cc), when that dimension's extent is `work_size`.  True
+  // when major_size() is then `work_size`.
+  bool SplitAs(int64_t work_size);
   // Whether the result is written with non-temporal stores.
   bool streaming() const { return streaming_; }
 
@@ -166,6 +172,7 @@ class TileKernel {
   int64_t tile_length_ = 1;
   int64_t tiles_per_row_ = 1;
   int64_t major_size_ = 1;
+  std::vector<int64_t> dimensions_;  // the result's
   // Rank-1 results without reductions: dimension 0 is the row itself.
   bool major_is_row_ = false;
   // The root is computed into a scratch tile (slot root_slot_) and stored

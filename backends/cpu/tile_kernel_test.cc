@@ -17,6 +17,7 @@
 #include "backends/cpu/background_compiler.h"
 #include "backends/cpu/cpu_compiler.h"
 #include "backends/cpu/cpu_test_util.h"
+#include "backends/cpu/loop_kernel.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo/parser/hlo_parser.h"
@@ -300,6 +301,79 @@ TEST(TileKernelTest, TieredExecutableTiersUpAtTheSecondRun) {
   }
   EXPECT_TRUE((*executable)->tier_up_status().ok());
   EXPECT_GT((*executable)->tier_up_ms(), 0);
+}
+
+// Results whose major dimensions have extent 1 (a batch of one) split
+// their work along the first longer one, short of the minor-most: the JIT
+// kernel (emitted now or deferred), and the tile program it tiers up from,
+// alike; a GEMM epilogue keeps dimension 0, and a rank-2 result its rows.
+TEST(TileKernelTest, UnitMajorDimensionsSplitPastThem) {
+  auto computation_of = [](absl::string_view text) {
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    EXPECT_TRUE(module.ok()) << module.status();
+    return std::move(*module);
+  };
+  std::unique_ptr<HloModule> unit = computation_of(R"(HloModule unit
+ENTRY e {
+  x = f32[1,1,64,300] parameter(0)
+  ROOT t = f32[1,1,64,300] tanh(x)
+})");
+  std::unique_ptr<HloModule> row = computation_of(R"(HloModule row
+ENTRY e {
+  x = f32[1,300] parameter(0)
+  ROOT t = f32[1,300] tanh(x)
+})");
+  absl::StatusOr<std::unique_ptr<LoopKernelCompiler>> compiler = LoopKernelCompiler::Create();
+  ASSERT_TRUE(compiler.ok()) << compiler.status();
+  const HloComputation& computation = *unit->entry_computation();
+  LoopKernelOptions options;
+  for (const bool deferred : {false, true}) {
+    options.deferred = deferred;
+    absl::StatusOr<std::unique_ptr<LoopKernel>> kernel = (*compiler)->Compile(computation, options);
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    EXPECT_EQ((*kernel)->work_size(), 64) << "deferred " << deferred;
+  }
+  ASSERT_TRUE((*compiler)->FinalizeDeferred().ok());  // the prediction held
+  options.deferred = false;
+  options.epilogue = true;
+  absl::StatusOr<std::unique_ptr<LoopKernel>> epilogue = (*compiler)->Compile(computation, options);
+  ASSERT_TRUE(epilogue.ok()) << epilogue.status();
+  EXPECT_EQ((*epilogue)->work_size(), 1);
+  options.epilogue = false;
+  absl::StatusOr<std::unique_ptr<LoopKernel>> rows =
+      (*compiler)->Compile(*row->entry_computation(), options);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ((*rows)->work_size(), 1);
+  ASSERT_TRUE((*compiler)->Finalize().ok());
+
+  absl::StatusOr<std::unique_ptr<TileKernel>> tile = TileKernel::Create(computation, {});
+  ASSERT_TRUE(tile.ok()) << tile.status();
+  EXPECT_EQ((*tile)->major_size(), 1);
+  EXPECT_FALSE((*tile)->SplitAs(5));
+  EXPECT_TRUE((*tile)->SplitAs(64));
+  EXPECT_EQ((*tile)->major_size(), 64);
+
+  // A tiered softmax over [1, 37, LEN]: one tiered kernel, the same bits
+  // on tiles and after the tier-up.
+  const std::string text = absl::StrReplaceAll(Softmax(), {{"f32[ROWS,LEN]", "f32[1,37,1000]"},
+                                                           {"f32[ROWS]", "f32[1,37]"},
+                                                           {"dimensions={1}", "dimensions={2}"},
+                                                           {"dimensions={0}", "dimensions={0,1}"}});
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status() << text;
+  const std::vector<Literal> arguments = RandomArguments(**module, 7);
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(*std::move(module), TieredOptions());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ((*executable)->stats().tiered_kernels, 1) << (*executable)->ToString();
+  Compiled jit = CompileAndRun(text, false, arguments);
+  for (int run = 1; run <= 2; ++run) {
+    absl::StatusOr<Literal> got = (*executable)->Run(arguments);
+    ASSERT_TRUE(got.ok()) << got.status();
+    std::string why;
+    EXPECT_TRUE(SameResults(*got, jit.result, &why)) << "run " << run << ": " << why;
+  }
+  EXPECT_TRUE((*executable)->tiered_up());
 }
 
 // Holds the process's BackgroundCompiler on a job of its own until

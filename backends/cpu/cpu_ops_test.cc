@@ -948,6 +948,57 @@ ENTRY main {
   EXPECT_NE(plan.find(staged, first + 1), std::string::npos) << plan;
 }
 
+// A causal softmax (attention's: the mask an iota compare) is one row
+// kernel: the iotas fuse into the row reductions as broadcasts do, and
+// exp of the mask's -inf is 0 (without denormal arithmetic).
+TEST(CpuOpsTest, CausalSoftmaxIsOneRowKernel) {
+  const std::string text = R"(
+HloModule causal
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  s = f32[1,4,33,33] parameter(0)
+  row = s32[33,33] iota(), iota_dimension=0
+  column = s32[33,33] iota(), iota_dimension=1
+  keep = pred[33,33] compare(row, column), direction=GE
+  keep4 = pred[1,4,33,33] broadcast(keep), dimensions={2,3}
+  ninf = f32[] constant(-inf)
+  ninf4 = f32[1,4,33,33] broadcast(ninf), dimensions={}
+  masked = f32[1,4,33,33] select(keep4, s, ninf4)
+  max = f32[1,4,33] reduce(masked, ninf), dimensions={3}, to_apply=max_f32
+  maxb = f32[1,4,33,33] broadcast(max), dimensions={0,1,2}
+  shifted = f32[1,4,33,33] subtract(masked, maxb)
+  e = f32[1,4,33,33] exponential(shifted)
+  zero = f32[] constant(0)
+  sum = f32[1,4,33] reduce(e, zero), dimensions={3}, to_apply=add_f32
+  sumb = f32[1,4,33,33] broadcast(sum), dimensions={0,1,2}
+  ROOT p = f32[1,4,33,33] divide(e, sumb)
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts);
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text);
+  auto module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable = CompileForCpu(*std::move(module));
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::string plan = (*executable)->ToString();
+  int kernels = 0;
+  for (size_t at = plan.find("kernel "); at != std::string::npos;
+       at = plan.find("kernel ", at + 1)) {
+    ++kernels;
+  }
+  EXPECT_EQ(kernels, 1) << plan;
+}
+
 // A scan: a while loop writing one row per step into a loop-carried
 // buffer with dynamic-update-slice (in place over the buffer, so a step
 // writes only its row), including starts past the end (clamped), f32 and

@@ -66,7 +66,12 @@ std::optional<RowPlan> PlanRowKernel(const HloComputation& computation, const Sh
       return std::nullopt;
     }
     const Mapping m = found->second;
-    if (h->opcode() == HloOpcode::kParameter || h->opcode() == HloOpcode::kConstant) continue;
+    // An iota reads nothing: its value is its index, whichever dimensions
+    // are the rows'.
+    if (h->opcode() == HloOpcode::kParameter || h->opcode() == HloOpcode::kConstant ||
+        h->opcode() == HloOpcode::kIota) {
+      continue;
+    }
     if (h->opcode() == HloOpcode::kBroadcast) {
       Mapping operand_m(rows, -1);
       const std::vector<int64_t>& dims = h->dimensions();

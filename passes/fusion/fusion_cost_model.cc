@@ -432,16 +432,18 @@ std::optional<FusionDecision> FusionCostModel::CheckRowFusion(const HloInstructi
   }
   for (const HloInstruction* node : {&producer, &consumer}) {
     for (const HloInstruction* h : HeldInstructions(*node)) {
+      // (An iota reads nothing: its value at an index is the index, in
+      // any row; a causal mask is a compare of two.)
       const bool allowed = h->opcode() == HloOpcode::kParameter ||
-                           h->opcode() == HloOpcode::kConstant || h->IsElementwise() ||
-                           h->opcode() == HloOpcode::kReduce ||
+                           h->opcode() == HloOpcode::kConstant || h->opcode() == HloOpcode::kIota ||
+                           h->IsElementwise() || h->opcode() == HloOpcode::kReduce ||
                            (h->opcode() == HloOpcode::kBroadcast &&
                             (is_row_broadcast(*h) || Dims(h->operand(0)->shape()) != result_space));
       if (!allowed) {
         return FusionDecision::No(absl::StrCat(what, ": ", Name(*h), " (",
                                                HloOpcodeString(h->opcode()),
-                                               ") is not elementwise, a broadcast or a row "
-                                               "reduction"));
+                                               ") is not elementwise, an iota, a broadcast or "
+                                               "a row reduction"));
       }
     }
   }

@@ -77,7 +77,7 @@ const RuleTable& RulesByOpcode() {
   static const RuleTable* table = [] {
     auto* rules = new RuleTable();
     for (absl::Span<const Rule> family :
-         {ArithmeticRules(), ShapeOpRules(), SlicingRules(), DotReduceRules()}) {
+         {ArithmeticRules(), ShapeOpRules(), SlicingRules(), DotReduceRules(), FftRules()}) {
       for (const Rule& rule : family) (*rules)[static_cast<int>(rule.opcode)].push_back(&rule);
     }
     return rules;

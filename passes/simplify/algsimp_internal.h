@@ -65,6 +65,7 @@ absl::Span<const Rule> ArithmeticRules();
 absl::Span<const Rule> ShapeOpRules();
 absl::Span<const Rule> SlicingRules();
 absl::Span<const Rule> DotReduceRules();
+absl::Span<const Rule> FftRules();
 
 // ---------------------------------------------------------------------------
 // Types.

@@ -17,6 +17,9 @@ namespace cpu {
 namespace {
 
 constexpr int64_t kMinWindow = 64;
+// The padded copy of the input is kept as the calling thread's scratch:
+// larger inputs take im2col, whose scratch is a chunk of rows.
+constexpr int64_t kMaxPaddedElements = int64_t{1} << 26;  // 256 MB of f32
 constexpr int64_t kMinWindowPerOutput = 4;
 // Parts of the work per thread: enough for the pool to even out.
 constexpr int64_t kUnitsPerThread = 4;
@@ -59,7 +62,16 @@ bool UsesWindowGemms(const ConvPlan& p) {
     if (p.lhs_dilation[d] != 1 || p.reversal[d]) return false;
   }
   const int64_t window = p.kernel_elements();
-  return window >= kMinWindow && window >= kMinWindowPerOutput * p.out_spatial();
+  if (window < kMinWindow || window < kMinWindowPerOutput * p.out_spatial()) return false;
+  int64_t padded = p.batch * p.in_features;
+  for (int d = 0; d < p.spatial(); ++d) {
+    const int64_t extent =
+        (p.out_size[d] - 1) * p.stride[d] + (p.kernel_size[d] - 1) * p.dilation[d] + 1;
+    // (The last dimension's phases round it up to a multiple of the dilation.)
+    padded *= extent + p.dilation[d];
+    if (padded > kMaxPaddedElements) return false;
+  }
+  return true;
 }
 
 absl::Status RunWindowGemms(const ConvPlan& p, const float* input, const float* kernel,

@@ -43,8 +43,8 @@ namespace cpu {
 
 // Whether `plan` runs as window GEMMs: f32 GEMMs (f32, f16, bf16 and f8
 // operands), no groups, no lhs dilation or window reversal, at least one
-// spatial dimension, a window of at least 64 positions and at
-// least 4 per output position.
+// spatial dimension, a window of at least 64 positions and at least 4 per
+// output position, and an input whose padded copy is at most 256 MB.
 bool UsesWindowGemms(const ConvPlan& plan);
 
 // The convolution of `plan` (UsesWindowGemms) over f32 buffers laid out as

@@ -79,10 +79,12 @@ bool StagesItsProduct(const HloInstruction& fusion) {
     if (dot != nullptr) return false;
     dot = h;
   }
+  // (The epilogue reads the product elementwise, as it reads from scratch
+  // the rows the GEMM just made.)
   return dot != nullptr && dot->shape().rank() == 2 && dot->shape().element_type() == type &&
          dot->operand(0)->shape().element_type() == type &&
          dot->operand(1)->shape().element_type() == type &&
-         dot->dot_dimension_numbers().lhs_batch_dimensions.empty();
+         dot->dot_dimension_numbers().lhs_batch_dimensions.empty() && OnlyElementwiseUses(dot);
 }
 
 // Whether output `user_index` of `fusion` may write over operand

@@ -381,6 +381,14 @@ fused_transposed_read {
   t = f32[4,4] transpose(acc), dimensions={1,0}
   ROOT s = f32[4,4] add(d, t)
 }
+fused_dot_transposed {
+  x = f32[4,3] parameter(0)
+  w = f32[3,4] parameter(1)
+  acc = f32[4,4] parameter(2)
+  d = f32[4,4] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[4,4] transpose(d), dimensions={1,0}
+  ROOT s = f32[4,4] add(acc, t)
+}
 fused_half {
   x = f16[4,3] parameter(0)
   w = f16[3,4] parameter(1)
@@ -422,6 +430,7 @@ ENTRY main {
   c = f32[4,4] parameter(2)
   f = f32[4,4] fusion(a, b, c), kind=kOutput, calls=fused_dot
   ft = f32[4,4] fusion(a, b, c), kind=kOutput, calls=fused_transposed_read
+  fd = f32[4,4] fusion(a, b, c), kind=kOutput, calls=fused_dot_transposed
   ha = f16[4,3] parameter(3)
   hb = f16[3,4] parameter(4)
   hc = f16[4,4] parameter(5)
@@ -439,11 +448,12 @@ ENTRY main {
   ia = f32[1,4,4,1] parameter(10)
   ik = f32[1,1,1,1] parameter(11)
   fv = f32[1,4,4,1] fusion(ia, ik, ia), kind=kOutput, calls=fused_conv
-  ROOT t = (f32[4,4], f32[4,4], f16[4,4], f32[2,4,4], f32[4,4]{0,1}, f32[1,4,4,1], s32[4,4]) tuple(f, ft, fh, fb, fc, fv, fw)
+  ROOT t = (f32[4,4], f32[4,4], f16[4,4], f32[2,4,4], f32[4,4]{0,1}, f32[1,4,4,1], s32[4,4], f32[4,4]) tuple(f, ft, fh, fb, fc, fv, fw, fd)
 })");
   EXPECT_TRUE(CanShareOperandBufferWithUser(*I("f"), 2, {}, {}));
   EXPECT_FALSE(CanShareOperandBufferWithUser(*I("f"), 0, {}, {}));   // the dot's operand
   EXPECT_FALSE(CanShareOperandBufferWithUser(*I("ft"), 2, {}, {}));  // read transposed
+  EXPECT_FALSE(CanShareOperandBufferWithUser(*I("fd"), 2, {}, {}));  // the dot read transposed
   EXPECT_FALSE(CanShareOperandBufferWithUser(*I("fh"), 2, {}, {}));  // f16: not staged
   EXPECT_FALSE(CanShareOperandBufferWithUser(*I("fw"), 2, {}, {}));  // s8 x s8 -> s32
   EXPECT_FALSE(CanShareOperandBufferWithUser(*I("fb"), 2, {}, {}));  // batched

@@ -296,7 +296,7 @@ class Copier {
           // A loop's final state is read inside that loop only before the
           // loop has made it, so before this loop, which takes it, starts
           // (a scan's stacked residuals handed to its backward scan).
-          if (reader == definer) continue;
+          if (reader == definer && definer->opcode() == HloOpcode::kWhile) continue;
           if (reader->opcode() == HloOpcode::kWhile || Reaches(loop, reader)) {
             keep = false;
             break;

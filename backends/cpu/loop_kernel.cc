@@ -157,39 +157,45 @@ std::optional<Shape> RootView(const HloInstruction& root, const Shape& root_shap
   return view;
 }
 
-// Whether a kernel of `computation` (result `shape`, with its layout)
-// splits its work past major dimensions of extent 1 (SplitLoop): a plain
-// elementwise or row kernel, not an epilogue (whose units are its GEMM's
-// or convolution's: dimension 0), a column reduction, a scan, a transpose,
-// a concatenate, a view of the root's operand or an update in place.
+// How far past major dimensions of extent 1 a kernel of `computation`
+// (result `shape`, with its layout) may move the loop its work splits over
+// (SplitLoop): the lowest position in minor_to_major it may take.  A
+// plain elementwise kernel: 1 (short of the minor-most dimension); a row
+// kernel: its last row loop (never into a row, which one call reduces
+// whole).  None (rank - 1) for an epilogue (whose units are its GEMM's or
+// convolution's: dimension 0), a column reduction, a scan, a transpose, a
+// concatenate, a view of the root's operand or an update in place.
 // Decided on the computation alone, so that a deferred kernel's work size
 // is known before it is emitted.
-bool SplitsPastUnitDimensions(const HloComputation& computation, const Shape& shape,
-                              const LoopKernelOptions& options) {
-  if (options.epilogue || shape.rank() < 3) return false;
+int64_t LowestSplitLoop(const HloComputation& computation, const Shape& shape,
+                        const LoopKernelOptions& options) {
+  const int64_t none = shape.rank() - 1;
+  if (options.epilogue || shape.rank() < 3) return none;
   const HloInstruction& root = *computation.root_instruction();
-  if (root.opcode() == HloOpcode::kDynamicUpdateSlice) return false;
-  if (PlanRowKernel(computation, shape).has_value()) return true;
-  if (PlanColumnKernel(computation, shape).has_value()) return false;
-  if (RootView(root, shape).has_value()) return false;
-  return !PlanScanKernel(root, shape, options.reorder_float_reductions).has_value() &&
-         !PlanTransposeKernel(computation, root, shape).has_value() &&
-         !PlanConcatenateKernel(root, shape).has_value();
+  if (root.opcode() == HloOpcode::kDynamicUpdateSlice) return none;
+  if (std::optional<RowPlan> rows = PlanRowKernel(computation, shape); rows.has_value()) {
+    return std::max<int64_t>(1, shape.rank() - rows->rows);
+  }
+  if (PlanColumnKernel(computation, shape).has_value()) return none;
+  if (RootView(root, shape).has_value()) return none;
+  if (PlanScanKernel(root, shape, options.reorder_float_reductions).has_value() ||
+      PlanTransposeKernel(computation, root, shape).has_value() ||
+      PlanConcatenateKernel(root, shape).has_value()) {
+    return none;
+  }
+  return 1;
 }
 
 // The position in minor_to_major of the loop a kernel's work splits over:
 // the major-most, or past major dimensions of extent 1 (a batch of one)
-// the first longer one short of the minor-most, where
-// SplitsPastUnitDimensions: a [1, 8, 1024, 1024] kernel then splits 8
-// ways, not 1 (it ran on one thread: 18 ms for 8M elements of a causal
-// mask and exp).  The baseline tier's programs split the same way
-// (TileKernel::major_size).
-int64_t SplitLoop(const Shape& shape, bool past_unit_dimensions) {
+// the first longer one, down to `lowest` (LowestSplitLoop): a [1, 8, 1024,
+// 1024] kernel then splits 8 ways, not 1 (it ran on one thread: 18 ms for
+// 8M elements of a causal mask and exp).  The baseline tier's programs
+// split the same way (TileKernel::SplitAs).
+int64_t SplitLoop(const Shape& shape, int64_t lowest) {
   const std::vector<int64_t> minor_to_major = llvm_ir::MinorToMajor(shape);
   int64_t split = shape.rank() - 1;
-  if (past_unit_dimensions) {
-    while (split > 1 && shape.dimensions(minor_to_major[split]) == 1) --split;
-  }
+  while (split > lowest && shape.dimensions(minor_to_major[split]) == 1) --split;
   return split;
 }
 
@@ -477,15 +483,16 @@ absl::StatusOr<std::unique_ptr<LoopKernel>> LoopKernelCompiler::Compile(
   kernel->jit_ = jit_;
   if (options.deferred) {
     // Emitted by FinalizeDeferred (the tier-up run), not now: the work
-    // size is the major-most dimension's, as EmitKernel makes it for the
-    // fusions the baseline tier takes (checked when it is emitted).
+    // size is the split loop's dimension's (SplitLoop), as EmitKernel makes
+    // it for the fusions the baseline tier takes (checked when it is
+    // emitted).
     Shape shape = computation.root_instruction()->shape();
     if (!shape.has_layout()) shape.set_layout(Layout::Descending(shape.rank()));
     kernel->work_size_ =
         shape.rank() == 0
             ? 1
             : shape.dimensions(llvm_ir::MinorToMajor(
-                  shape)[SplitLoop(shape, SplitsPastUnitDimensions(computation, shape, options))]);
+                  shape)[SplitLoop(shape, LowestSplitLoop(computation, shape, options))]);
     auto pending = std::make_shared<Pending>();
     pending->name = name;
     pending->function = kernel->function_;
@@ -791,9 +798,9 @@ absl::StatusOr<llvm_ir::ModuleWithContext> LoopKernelCompiler::EmitKernel(
     const std::vector<int64_t> minor_to_major = llvm_ir::MinorToMajor(shape);
     const int64_t rank = shape.rank();
     // (`shape` is the root's here unless a view replaced it, which
-    // SplitsPastUnitDimensions refuses.)
+    // LowestSplitLoop refuses.)
     const int64_t split = SplitLoop(
-        shape, loop_root == root && SplitsPastUnitDimensions(computation, shape, options));
+        shape, loop_root == root ? LowestSplitLoop(computation, shape, options) : rank - 1);
     kernel->work_size_ = shape.dimensions(minor_to_major[split]);
     // A scan of the split dimension cannot be split: one call does it all.
     const bool whole_range = options.whole_range || (scan_plan.has_value() &&

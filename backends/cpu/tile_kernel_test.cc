@@ -344,7 +344,28 @@ ENTRY e {
       (*compiler)->Compile(*row->entry_computation(), options);
   ASSERT_TRUE(rows.ok()) << rows.status();
   EXPECT_EQ((*rows)->work_size(), 1);
+  // A row kernel whose rows are 2-D (the mean over both trailing
+  // dimensions, batch 1) never splits into a row, which one call reduces.
+  const std::string centered = R"(HloModule centered
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[1,64,300] parameter(0)
+  zero = f32[] constant(0)
+  sum = f32[1] reduce(x, zero), dimensions={1,2}, to_apply=add
+  sumb = f32[1,64,300] broadcast(sum), dimensions={0}
+  ROOT d = f32[1,64,300] subtract(x, sumb)
+})";
+  std::unique_ptr<HloModule> rows2d = computation_of(centered);
+  absl::StatusOr<std::unique_ptr<LoopKernel>> whole_rows =
+      (*compiler)->Compile(*rows2d->entry_computation(), options);
+  ASSERT_TRUE(whole_rows.ok()) << whole_rows.status();
+  EXPECT_EQ((*whole_rows)->work_size(), 1);
   ASSERT_TRUE((*compiler)->Finalize().ok());
+  CheckModule(centered);
 
   absl::StatusOr<std::unique_ptr<TileKernel>> tile = TileKernel::Create(computation, {});
   ASSERT_TRUE(tile.ok()) << tile.status();

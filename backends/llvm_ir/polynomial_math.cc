@@ -98,7 +98,14 @@ class MathBuilder {
   }
   llvm::Value* Exp(llvm::Value* x) {
     // Beyond these, exp is inf or 0 (and n stays small enough for Pow2).
-    llvm::Value* xc = ClampLow(ClampHigh(x, is_f64_ ? 710.0 : 89.0), is_f64_ ? -746.0 : -104.0);
+    // Below the low one the result is 0, selected at the end; meanwhile
+    // such a lane computes exp(0), because computing exp(-104) makes a
+    // denormal, and each instruction that does costs a microcode assist
+    // (exp of -inf, a causal mask's, ran 7x slower than of normal inputs;
+    // legitimately denormal results, x in (-104, -87.3), still take it).
+    const double low = is_f64_ ? -746.0 : -104.0;
+    llvm::Value* zero = b_->CreateFCmpOLT(x, C(low));
+    llvm::Value* xc = ClampHigh(Sel(zero, C(0.0), x), is_f64_ ? 710.0 : 89.0);
     // n = round(x / ln2) by the 1.5 * 2^p shifter (p the mantissa width):
     // t's low mantissa bits hold n, so the integer n is t's bits minus the
     // shifter's, with no rounding instruction and no float-to-int
@@ -110,32 +117,17 @@ class MathBuilder {
     llvm::Value* n = Sub(t, C(shifter));
     llvm::Value* r = ReduceBy(xc, n);
     llvm::Value* p = Add(Expm1Kernel(r), C(1.0));
-    // Normal results: p * 2^n in two halves, 2^n1 * 2^n2 with n1 = n >> 1
-    // and n2 = n - n1, so that n = 128 (f32) or 1024 (f64) still overflows
-    // correctly.  Their biased exponents straight from t's bits: u = n +
-    // 2*bias, n1 + bias = u >> 1, n2 + bias = u - (u >> 1).
+    // 2^n in two halves, 2^n1 * 2^n2 with n1 = n >> 1 and n2 = n - n1, so
+    // that denormal results round once and n = 128 (f32) or 1024 (f64)
+    // still overflows correctly.  Their biased exponents straight from t's
+    // bits: u = n + 2*bias, n1 + bias = u >> 1, n2 + bias = u - (u >> 1).
     const int mantissa = is_f64_ ? 52 : 23, bias = is_f64_ ? 1023 : 127;
     llvm::Value* u = b_->CreateSub(Bits(t), I(shifter_bits - 2 * bias));
-    // Results that may fall below the normal range (n <= 1 - bias, p < 2)
-    // are made without denormal arithmetic, which costs a microcode assist
-    // per instruction (exp of -inf, a causal mask's, ran 7x slower than of
-    // normal inputs): the normal path runs with n raised to 2 - bias, and
-    // the tiny one reads the result's bits k = rint(p * 2^(n + bias - 1 +
-    // mantissa)) off a normal product (k < 2^mantissa a denormal's, up to
-    // 2^(mantissa+1) the least binade of normals', 0 below half the least
-    // denormal), rounding once, as the product into that range would.
-    // (A NaN x's t has any bits: it takes the normal path, NaN all along.)
-    llvm::Value* tiny = b_->CreateAnd(b_->CreateICmpSLT(u, I(bias + 2)), b_->CreateFCmpORD(x, x));
-    llvm::Value* u_normal = b_->CreateSelect(tiny, I(bias + 2), u);
-    llvm::Value* e1 = b_->CreateAShr(u_normal, I(1));
-    llvm::Value* e2 = b_->CreateSub(u_normal, e1);
-    llvm::Value* normal = Mul(Mul(p, FromBits(b_->CreateShl(e1, I(mantissa)))),
+    llvm::Value* e1 = b_->CreateAShr(u, I(1));
+    llvm::Value* e2 = b_->CreateSub(u, e1);
+    llvm::Value* result = Mul(Mul(p, FromBits(b_->CreateShl(e1, I(mantissa)))),
                               FromBits(b_->CreateShl(e2, I(mantissa))));
-    llvm::Value* u_tiny = b_->CreateSelect(tiny, u, I(bias));
-    llvm::Value* scale =
-        FromBits(b_->CreateShl(b_->CreateAdd(u_tiny, I(mantissa - 1)), I(mantissa)));
-    llvm::Value* denormal = FromBits(ToInt(Rint(Mul(p, scale))));
-    return Sel(tiny, denormal, normal);
+    return Sel(zero, C(0.0), result);
   }
   llvm::Value* Expm1(llvm::Value* x) {
     // Below the low clamp expm1 rounds to -1.

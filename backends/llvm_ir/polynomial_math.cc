@@ -96,7 +96,9 @@ class MathBuilder {
                 : Horner(r, {1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040});
     return Fma(Mul(r, r), p, r);
   }
-  llvm::Value* Exp(llvm::Value* x) {
+  // `bounded_below`: the caller knows x is above the low bound (erf's
+  // exp(-x^2) of a clamped x), so the select for 0 is not made.
+  llvm::Value* Exp(llvm::Value* x, bool bounded_below = false) {
     // Beyond these, exp is inf or 0 (and n stays small enough for Pow2).
     // Below the low one the result is 0, selected at the end; meanwhile
     // such a lane computes exp(0), because computing exp(-104) makes a
@@ -104,8 +106,8 @@ class MathBuilder {
     // (exp of -inf, a causal mask's, ran 7x slower than of normal inputs;
     // legitimately denormal results, x in (-104, -87.3), still take it).
     const double low = is_f64_ ? -746.0 : -104.0;
-    llvm::Value* zero = b_->CreateFCmpOLT(x, C(low));
-    llvm::Value* xc = ClampHigh(Sel(zero, C(0.0), x), is_f64_ ? 710.0 : 89.0);
+    llvm::Value* zero = bounded_below ? nullptr : b_->CreateFCmpOLT(x, C(low));
+    llvm::Value* xc = ClampHigh(bounded_below ? x : Sel(zero, C(0.0), x), is_f64_ ? 710.0 : 89.0);
     // n = round(x / ln2) by the 1.5 * 2^p shifter (p the mantissa width):
     // t's low mantissa bits hold n, so the integer n is t's bits minus the
     // shifter's, with no rounding instruction and no float-to-int
@@ -127,7 +129,7 @@ class MathBuilder {
     llvm::Value* e2 = b_->CreateSub(u, e1);
     llvm::Value* result = Mul(Mul(p, FromBits(b_->CreateShl(e1, I(mantissa)))),
                               FromBits(b_->CreateShl(e2, I(mantissa))));
-    return Sel(zero, C(0.0), result);
+    return bounded_below ? result : Sel(zero, C(0.0), result);
   }
   llvm::Value* Expm1(llvm::Value* x) {
     // Below the low clamp expm1 rounds to -1.
@@ -236,7 +238,7 @@ class MathBuilder {
         {0.21080760520899844, -0.11151327826503943, 0.05605794479857471, -0.02744622935732942,
          0.011656447422873223, -0.00502089878777349, 0.006187744540003099, 0.00384463731769162,
          0.0027380585330084206});
-    llvm::Value* erfc = Mul(Exp(b_->CreateFNeg(Mul(axc, axc))), r);
+    llvm::Value* erfc = Mul(Exp(b_->CreateFNeg(Mul(axc, axc)), /*bounded_below=*/true), r);
     llvm::Value* large = CopySign(Sub(C(1.0), erfc), x);
     return Sel(b_->CreateFCmpOLT(ax, C(1.0)), small, large);
   }

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/cpu/onednn_conv.h"
+#include "backends/cpu/parallel_rows.h"
 #include "backends/cpu/thread_scratch.h"
 #include "backends/cpu/window_conv.h"
 #include "hlo/ir/hlo_instruction.h"
@@ -89,15 +90,6 @@ bool StridesMatch(const std::vector<std::array<int64_t, 3>>& dims) {
 template <typename T, int kSlot = 0>
 T* Scratch(int64_t elements) {
   return ThreadScratch<T, kSlot>(elements);
-}
-
-void ParallelRows(runtime::ThreadPool* pool, int64_t n, int64_t min_block,
-                  absl::FunctionRef<void(int64_t, int64_t)> fn) {
-  if (pool == nullptr || n <= min_block) {
-    fn(0, n);
-    return;
-  }
-  pool->ParallelFor(n, pool->BlockSizeFor(n, min_block), fn);
 }
 
 // Integer types an integer convolution takes, as operands or result.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/cpu/background_compiler.h"
+#include "backends/cpu/thread_scratch.h"
 #include "hlo/evaluator/hlo_evaluator.h"
 #include "hlo/ir/status_macros.h"
 #include "runtime/conditional_thunk.h"
@@ -345,17 +347,6 @@ std::vector<BufferSlice> DotThunk::Slices() const {
 
 namespace {
 
-// Scratch for a staged product: one buffer per calling thread, grown as
-// needed and kept (each step of a loop reuses it).
-absl::StatusOr<void*> StagingScratch(int64_t bytes) {
-  thread_local runtime::OwnedBuffer buffer;
-  if (buffer.size() < bytes) {
-    buffer = runtime::OwnedBuffer();
-    TS_ASSIGN_OR_RETURN(buffer, runtime::OwnedBuffer::TryAllocate(bytes, "a staged product"));
-  }
-  return buffer.data();
-}
-
 // RunDot with the epilogue kernel (if any) over `buffers`: lhs, rhs, out,
 // then the kernel's buffers.  With `staged_dot_buffer` >= 0 the product
 // goes to scratch of `out_bytes`, where kernel buffer `staged_dot_buffer`
@@ -368,7 +359,9 @@ absl::Status RunDotWithEpilogue(const DotShape& shape, const EpilogueKernel* epi
   void* product = buffers[2];
   absl::InlinedVector<void*, 8> kernel_buffers(buffers.begin() + 3, buffers.end());
   if (staged_dot_buffer >= 0) {
-    TS_ASSIGN_OR_RETURN(product, StagingScratch(out_bytes));
+    // (Raw storage of any element type: max_align_t units.)
+    product = ThreadScratch<std::max_align_t, 9>((out_bytes + sizeof(std::max_align_t) - 1) /
+                                                 sizeof(std::max_align_t));
     kernel_buffers[staged_dot_buffer] = product;
   }
   void** kernel_data = kernel_buffers.data();

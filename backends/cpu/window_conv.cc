@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <vector>
 
 #include "backends/cpu/onednn_gemm.h"
+#include "backends/cpu/parallel_rows.h"
 #include "backends/cpu/thread_scratch.h"
 #include "runtime/thread_pool.h"
 
@@ -39,16 +39,6 @@ void Gemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_
       c[i * ldc + j] = sum;
     }
   }
-}
-
-void ForRanges(runtime::ThreadPool* pool, int64_t n, int64_t min_block,
-               const std::function<void(int64_t, int64_t)>& fn) {
-  if (pool == nullptr || pool->parallelism() == 1 || n <= min_block) {
-    fn(0, n);
-    return;
-  }
-  pool->ParallelFor(
-      n, std::max<int64_t>(min_block, (n + pool->parallelism() - 1) / pool->parallelism()), fn);
 }
 
 }  // namespace
@@ -100,7 +90,7 @@ absl::Status RunWindowGemms(const ConvPlan& p, const float* input, const float* 
   float* padded = ThreadScratch<float, 6>(N * batch_pitch);
   int64_t rows = N;  // rows of P: (n, outer positions)
   for (int d = 0; d < last; ++d) rows *= extent[d];
-  ForRanges(pool, rows, 16, [&](int64_t begin, int64_t end) {
+  ParallelRows(pool, rows, 16, [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
       float* dst = padded + row * row_elements;
       int64_t rest = row;
@@ -140,7 +130,7 @@ absl::Status RunWindowGemms(const ConvPlan& p, const float* input, const float* 
   const float* hwio = kernel;
   if (p.kernel_use != ConvPlan::KernelUse::kDirect) {
     float* packed = ThreadScratch<float, 7>(window * C * O);
-    ForRanges(pool, window, 8, [&](int64_t begin, int64_t end) {
+    ParallelRows(pool, window, 8, [&](int64_t begin, int64_t end) {
       for (int64_t k = begin; k < end; ++k) {
         int64_t rest = k;
         const float* src = kernel;
@@ -173,7 +163,7 @@ absl::Status RunWindowGemms(const ConvPlan& p, const float* input, const float* 
   const int64_t tile = N * O;  // one output position's accumulators
   float* sums = ThreadScratch<float, 8>(parts * positions * tile);
 
-  ForRanges(pool, parts, 1, [&](int64_t part_begin, int64_t part_end) {
+  ParallelRows(pool, parts, 1, [&](int64_t part_begin, int64_t part_end) {
     for (int64_t part = part_begin; part < part_end; ++part) {
       float* acc = sums + part * positions * tile;
       const int64_t first = units * part / parts, stop = units * (part + 1) / parts;
@@ -210,7 +200,7 @@ absl::Status RunWindowGemms(const ConvPlan& p, const float* input, const float* 
   });
 
   // The parts' sums, into the output's layout.
-  ForRanges(pool, positions * N, 16, [&](int64_t begin, int64_t end) {
+  ParallelRows(pool, positions * N, 16, [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
       const int64_t t = row / N, n = row % N;
       float* dst = output + n * p.out_stride_n;

@@ -241,6 +241,22 @@ ENTRY e {
   EXPECT_FALSE(absl::StrContains(all, "select <")) << all;
 }
 
+// So is a pad along it: the padding, then the operand read contiguously
+// (the pad of the rows above and below is the same loops' select).
+TEST(CpuCompilerTest, PaddingKernelsLoopPerSegment) {
+  const std::string all = JoinedIr(R"(
+HloModule pad
+ENTRY e {
+  x = f32[64,1000] parameter(0)
+  z = f32[] constant(0)
+  ROOT p = f32[70,1010] pad(x, z), padding=3_3x5_5
+}
+)",
+                                   "pad");
+  EXPECT_TRUE(absl::StrContains(all, "d1.part2")) << all;
+  EXPECT_FALSE(absl::StrContains(all, "gather")) << all;
+}
+
 // A prefix or suffix scan keeps a running accumulator: no loop over a
 // window per element (read in the IR before optimization, whose names are the
 // emitter's).

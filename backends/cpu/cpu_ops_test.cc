@@ -1396,6 +1396,47 @@ TEST(CpuOpsTest, ConcatenatingKernelsMatchTheEvaluator) {
   CheckEachEntry("", modules);
 }
 
+// Padding kernels split their innermost loop at the edges of a pad along
+// the result's minor dimension: both edges, one, negative ones (a crop),
+// one cutting the whole operand away, padding of other dimensions (edges
+// and interior) around it, a computed padding value, elementwise ops around
+// it, 1- to 16-byte elements, rank 1 split across threads, another layout;
+// and pads that are not split (interior padding along the minor dimension).
+TEST(CpuOpsTest, PaddingKernelsMatchTheEvaluator) {
+  const std::vector<std::string> modules = {
+      "x = f32[30,100] parameter(0)\n z = f32[] constant(0)\n"
+      " ROOT p = f32[36,110] pad(x, z), padding=3_3x5_5",
+      "x = f32[30,100] parameter(0)\n z = f32[] constant(-1)\n"
+      " ROOT p = f32[30,117] pad(x, z), padding=0_0x0_17",
+      "x = f32[9,64] parameter(0)\n z = f32[] constant(2)\n"
+      " ROOT p = f32[9,57] pad(x, z), padding=0_0x-10_3",
+      "x = f32[9,64] parameter(0)\n z = f32[] constant(2)\n"
+      " ROOT p = f32[9,54] pad(x, z), padding=0_0x4_-14",
+      "x = f32[9,64] parameter(0)\n z = f32[] constant(2)\n"
+      " ROOT p = f32[9,10] pad(x, z), padding=0_0x-70_16",
+      "x = f32[4,5,33] parameter(0)\n z = f32[] constant(7)\n"
+      " ROOT p = f32[8,9,40] pad(x, z), padding=1_0_1x-1_1_1x3_4",
+      "x = f32[9,40] parameter(0)\n v = f32[] parameter(1)\n w = f32[9,48] parameter(2)\n"
+      " z = f32[] negate(v)\n p = f32[9,48] pad(x, z), padding=0_0x5_3\n"
+      " e = f32[9,48] exponential(p)\n ROOT s = f32[9,48] add(e, w)",
+      "x = s8[3,33] parameter(0)\n z = s8[] constant(-3)\n"
+      " ROOT p = s8[3,64] pad(x, z), padding=0_0x30_1",
+      "x = f64[4,17] parameter(0)\n z = f64[] constant(0)\n"
+      " ROOT p = f64[6,20] pad(x, z), padding=1_1x1_2",
+      "x = c64[4,5] parameter(0)\n z = c64[] constant((1, 2))\n"
+      " ROOT p = c64[4,11] pad(x, z), padding=0_0x3_3",
+      "x = pred[6,9] parameter(0)\n z = pred[] constant(true)\n"
+      " ROOT p = pred[6,49] pad(x, z), padding=0_0x20_20",
+      "x = f32[1000] parameter(0)\n z = f32[] constant(1)\n"
+      " ROOT p = f32[2025] pad(x, z), padding=1000_25",
+      "x = f32[20,6]{0,1} parameter(0)\n z = f32[] constant(0)\n"
+      " ROOT p = f32[22,10]{0,1} pad(x, z), padding=1_1x4_0",
+      "x = f32[8,20] parameter(0)\n z = f32[] constant(0)\n"
+      " ROOT p = f32[8,43] pad(x, z), padding=0_0x2_2_1",
+  };
+  CheckEachEntry("", modules);
+}
+
 // Scanning kernels (a reduce-window folding everything before each element
 // along one dimension, or from it to the end) keep a running accumulator:
 // along the minor, the major (one thread) and a middle dimension, sums,

@@ -180,7 +180,7 @@ int64_t LowestSplitLoop(const HloComputation& computation, const Shape& shape,
   if (RootView(root, shape).has_value()) return none;
   if (PlanScanKernel(root, shape, options.reorder_float_reductions).has_value() ||
       PlanTransposeKernel(computation, root, shape).has_value() ||
-      PlanConcatenateKernel(root, shape).has_value()) {
+      PlanSegmentedKernel(root, shape).has_value()) {
     return none;
   }
   return 1;
@@ -595,14 +595,14 @@ absl::StatusOr<llvm_ir::ModuleWithContext> LoopKernelCompiler::EmitKernel(
       row_plan.has_value() || column_plan.has_value() || scan_plan.has_value()
           ? std::nullopt
           : PlanTransposeKernel(computation, *loop_root, shape);
-  const std::optional<ConcatenatePlan> concatenate_plan =
+  const std::optional<SegmentPlan> segment_plan =
       row_plan.has_value() || column_plan.has_value() || scan_plan.has_value() ||
               transpose_plan.has_value()
           ? std::nullopt
-          : PlanConcatenateKernel(*loop_root, shape);
-  // Concatenating kernels: the operand whose loop is being emitted (-1:
+          : PlanSegmentedKernel(*loop_root, shape);
+  // Segmented kernels: the segment whose loop is being emitted (-1:
   // none).
-  auto concatenate_segment = std::make_shared<int64_t>(-1);
+  auto current_segment = std::make_shared<int64_t>(-1);
   // Column kernels: the tile's accumulators, and where the current tile
   // starts along the result's minor dimension (set while emitting).
   llvm::AllocaInst* column_accumulators = nullptr;
@@ -729,13 +729,13 @@ absl::StatusOr<llvm_ir::ModuleWithContext> LoopKernelCompiler::EmitKernel(
       }
       default: {
         TS_ASSIGN_OR_RETURN(generators[hlo], emitter->MakeElementGenerator(hlo, generators));
-        if (concatenate_plan.has_value() && concatenate_plan->concatenate == hlo) {
+        if (segment_plan.has_value() && segment_plan->picker == hlo) {
           std::vector<llvm_ir::ElementGenerator> operands;
           for (const HloInstruction* operand : hlo->operands()) {
             operands.push_back(generators.at(operand));
           }
-          generators[hlo] = MakeConcatenateSegmentGenerator(
-              *concatenate_plan, generators[hlo], std::move(operands), concatenate_segment, &b);
+          generators[hlo] = MakeSegmentGenerator(
+              *segment_plan, generators[hlo], std::move(operands), current_segment, &b);
         }
         break;
       }
@@ -817,7 +817,7 @@ absl::StatusOr<llvm_ir::ModuleWithContext> LoopKernelCompiler::EmitKernel(
     // Row kernels too, when their rows' values come before the innermost
     // loop (a row of more than one dimension's worth of elements).
     const bool streaming =
-        !column_plan.has_value() && !concatenate_plan.has_value() && !scan_plan.has_value() &&
+        !column_plan.has_value() && !segment_plan.has_value() && !scan_plan.has_value() &&
         (!row_plan.has_value() || row_plan->rows < rank) && StreamsResult(shape, options);
     const bool long_chains =
         options.polynomial_math && !options.epilogue && HasPolynomialMathOp(computation);
@@ -842,13 +842,13 @@ absl::StatusOr<llvm_ir::ModuleWithContext> LoopKernelCompiler::EmitKernel(
       // know (rank 1, split across threads): blocks and leftovers.  (For
       // cheap bodies the vectorizer's own remainder loops compile faster:
       // a 1M-element add, 3.9 against 4.4 ms.)
-      if (k == 0 && concatenate_plan.has_value()) {
-        // One loop per operand, over its part of [start, stop).
-        for (size_t segment = 0; segment < concatenate_plan->offsets.size(); ++segment) {
-          if (concatenate_plan->sizes[segment] == 0) continue;
-          llvm::Value* low = llvm::ConstantInt::get(i64, concatenate_plan->offsets[segment]);
+      if (k == 0 && segment_plan.has_value()) {
+        // One loop per segment, over its part of [start, stop).
+        for (size_t segment = 0; segment < segment_plan->offsets.size(); ++segment) {
+          if (segment_plan->sizes[segment] == 0) continue;
+          llvm::Value* low = llvm::ConstantInt::get(i64, segment_plan->offsets[segment]);
           llvm::Value* high = llvm::ConstantInt::get(
-              i64, concatenate_plan->offsets[segment] + concatenate_plan->sizes[segment]);
+              i64, segment_plan->offsets[segment] + segment_plan->sizes[segment]);
           llvm::Value* from = b.CreateSelect(b.CreateICmpSGT(start, low), start, low);
           llvm::Value* to = b.CreateSelect(b.CreateICmpSLT(stop, high), stop, high);
           llvm_ir::ForLoop part =
@@ -860,10 +860,10 @@ absl::StatusOr<llvm_ir::ModuleWithContext> LoopKernelCompiler::EmitKernel(
                                       llvm::ConstantInt::get(i64, strides[dimension]), "",
                                       /*HasNUW=*/true, /*HasNSW=*/true),
                           "linear", /*HasNUW=*/true, /*HasNSW=*/true);
-          *concatenate_segment = static_cast<int64_t>(segment);
+          *current_segment = static_cast<int64_t>(segment);
           IrIndex index(multi_index, shape, i64, element_linear);
           absl::StatusOr<llvm::Value*> value = generator(index);
-          *concatenate_segment = -1;
+          *current_segment = -1;
           if (!value.ok()) return value.status();
           TS_RETURN_IF_ERROR(result.EmitWrite(index, *value, &b));
           part.Finish(&b);

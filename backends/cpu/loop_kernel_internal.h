@@ -1,5 +1,5 @@
 // What the CPU kernel emitters (loop_kernel.cc, reduce_emitter.cc,
-// row_column_kernels.cc, transpose_kernels.cc, concatenate_kernels.cc,
+// row_column_kernels.cc, transpose_kernels.cc, segment_kernels.cc,
 // scan_kernels.cc, scatter_kernel.cc, variadic_reduce_kernel.cc,
 // comparator_kernel.cc) share.
 // Includes LLVM headers: for those files only.
@@ -201,33 +201,38 @@ absl::Status EmitTransposeTiles(const TransposePlan& plan, const Shape& shape, l
                                 const std::shared_ptr<TransposedTile>& tile,
                                 const llvm_ir::IrArray* operand, llvm::IRBuilder<>* b);
 
-// A concatenating kernel: a concatenate along the result's minor-most
-// dimension, read at the root's own index (the root, or under elementwise
-// ops).  Computed element by element it picks its operand per element (a
-// clamped read of each and a select), which the vectorizer can only gather;
-// instead the innermost loop is split at the operands' boundaries, one loop
-// per operand reading it directly, contiguous (two [1024,1000] f32 operands
-// into [1024,2000]: 0.45 -> 0.069 ms, XLA 0.071).  Up to
-// kMaxConcatenateSegments operands (each loop is a copy of the kernel's
-// body).
-constexpr int64_t kMaxConcatenateSegments = 8;
+// A segmented kernel: a concatenate along the result's minor-most
+// dimension, or a pad without interior padding along it, read at the
+// root's own index (the root, or under elementwise ops).  Computed element
+// by element it picks its source per element (a clamped read of each and a
+// select), which the vectorizer can only gather; instead the innermost
+// loop is split where the source changes, one loop per segment reading its
+// operand directly, contiguous, or the padding value (two [1024,1000] f32
+// operands into [1024,2000]: 0.45 -> 0.069 ms, XLA 0.071; a [2048,2000]
+// pad by 3 rows and 5 columns each side: 1.57 -> 0.25 ms, XLA 0.59).  Up to
+// kMaxSegments operands (each loop is a copy of the kernel's body).
+constexpr int64_t kMaxSegments = 8;
 
-struct ConcatenatePlan {
-  const HloInstruction* concatenate = nullptr;
+struct SegmentPlan {
+  const HloInstruction* picker = nullptr;  // the concatenate or pad
   int64_t dimension = 0;
-  std::vector<int64_t> offsets;  // where each operand starts along it
+  // Each segment's start and extent along the dimension, and the operand
+  // of `picker` it reads (for a pad: 0 inside, 1 the padding value).
+  std::vector<int64_t> offsets;
   std::vector<int64_t> sizes;
+  std::vector<int64_t> sources;
 };
 
-std::optional<ConcatenatePlan> PlanConcatenateKernel(const HloInstruction& root,
-                                                     const Shape& root_shape);
+std::optional<SegmentPlan> PlanSegmentedKernel(const HloInstruction& root,
+                                               const Shape& root_shape);
 
-// The concatenate's generator: while `segment` is an operand's number, it
-// reads that operand directly; otherwise (-1), `whole`.
-llvm_ir::ElementGenerator MakeConcatenateSegmentGenerator(
-    const ConcatenatePlan& plan, llvm_ir::ElementGenerator whole,
-    std::vector<llvm_ir::ElementGenerator> operands, std::shared_ptr<const int64_t> segment,
-    llvm::IRBuilder<>* b);
+// The picker's generator: while `segment` is a segment's number, it reads
+// that segment's source directly; otherwise (-1), `whole`.
+llvm_ir::ElementGenerator MakeSegmentGenerator(const SegmentPlan& plan,
+                                               llvm_ir::ElementGenerator whole,
+                                               std::vector<llvm_ir::ElementGenerator> operands,
+                                               std::shared_ptr<const int64_t> segment,
+                                               llvm::IRBuilder<>* b);
 
 // A scanning kernel: a reduce-window that folds, per element, every element
 // up to it along one dimension (a prefix scan: jnp.cumsum, cumprod,

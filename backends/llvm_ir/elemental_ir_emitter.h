@@ -62,6 +62,19 @@ absl::StatusOr<ElementGenerator> MakeIndexingGenerator(const HloInstruction& hlo
                                                        std::vector<ElementGenerator> operands,
                                                        llvm::IRBuilder<>* b);
 
+// Where a pad's element at `index` comes from: the operand's index
+// (clamped into it) and whether the element is the operand's (false: the
+// padding value).  Dimension `known_inside`, where not -1, is taken to be
+// inside the operand (the caller loops only over that part of it, without
+// interior padding there): its index is `index` less the low edge, not
+// clamped, so that a loop over it reads the operand contiguously.
+struct PadSource {
+  std::vector<llvm::Value*> operand_index;
+  llvm::Value* inside;
+};
+PadSource PadSourceIndex(const HloInstruction& pad, const IrIndex& index, int64_t known_inside,
+                         llvm::IRBuilder<>* b);
+
 class ElementalIrEmitter {
  public:
   ElementalIrEmitter(llvm::Module* module, llvm::IRBuilder<>* b) : module_(module), b_(b) {}

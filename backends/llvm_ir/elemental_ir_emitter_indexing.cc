@@ -167,6 +167,37 @@ absl::StatusOr<ElementGenerator> MakeGatherGenerator(const HloInstruction& hlo,
 
 }  // namespace
 
+PadSource PadSourceIndex(const HloInstruction& pad, const IrIndex& index, int64_t known_inside,
+                         llvm::IRBuilder<>* b) {
+  const std::vector<PaddingDimension>& padding = pad.padding_config().dimensions;
+  const std::vector<int64_t>& dims = pad.operand(0)->shape().dimensions();
+  PadSource source{std::vector<llvm::Value*>(dims.size()), b->getTrue()};
+  for (int64_t d = 0; d < static_cast<int64_t>(dims.size()); ++d) {
+    if (dims[d] == 0) {
+      source.inside = b->getFalse();
+      source.operand_index[d] = index.Constant(0);
+      continue;
+    }
+    llvm::Value* t = b->CreateSub(index[d], index.Constant(padding[d].edge_padding_low));
+    if (d == known_inside) {
+      source.operand_index[d] = t;
+      continue;
+    }
+    const int64_t step = padding[d].interior_padding + 1;
+    llvm::Value* position = t;
+    llvm::Value* ok = b->CreateICmpSGE(t, index.Constant(0));
+    if (step > 1) {
+      position = b->CreateSDiv(t, index.Constant(step));
+      ok = b->CreateAnd(
+          ok, b->CreateICmpEQ(b->CreateSRem(t, index.Constant(step)), index.Constant(0)));
+    }
+    ok = b->CreateAnd(ok, b->CreateICmpSLT(position, index.Constant(dims[d])));
+    source.inside = b->CreateAnd(source.inside, ok);
+    source.operand_index[d] = Clamp(position, 0, dims[d] - 1, index, b);
+  }
+  return source;
+}
+
 absl::StatusOr<ElementGenerator> MakeIndexingGenerator(const HloInstruction& hlo,
                                                        std::vector<ElementGenerator> operands,
                                                        llvm::IRBuilder<>* b) {
@@ -183,43 +214,23 @@ absl::StatusOr<ElementGenerator> MakeIndexingGenerator(const HloInstruction& hlo
           hlo.operand(0)->shape().rank() != rank) {
         return Bad(hlo, "needs an operand, a scalar padding value and one padding per dimension");
       }
-      const std::vector<PaddingDimension> padding = hlo.padding_config().dimensions;
-      const std::vector<int64_t> dims = hlo.operand(0)->shape().dimensions();
-      for (int64_t d = 0; d < rank; ++d) {
-        if (padding[d].interior_padding < 0) return Bad(hlo, "negative interior padding");
+      for (const PaddingDimension& padding : hlo.padding_config().dimensions) {
+        if (padding.interior_padding < 0) return Bad(hlo, "negative interior padding");
       }
       const Shape operand_shape = hlo.operand(0)->shape();
-      return ElementGenerator([operands, padding, dims, operand_shape, rank,
+      const HloInstruction* pad = &hlo;
+      return ElementGenerator([operands, operand_shape, pad,
                                b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
-        llvm::Value* inside = b->getTrue();
-        std::vector<llvm::Value*> source(rank);
-        for (int64_t d = 0; d < rank; ++d) {
-          if (dims[d] == 0) {
-            inside = b->getFalse();
-            source[d] = index.Constant(0);
-            continue;
-          }
-          const int64_t step = padding[d].interior_padding + 1;
-          llvm::Value* t = b->CreateSub(index[d], index.Constant(padding[d].edge_padding_low));
-          llvm::Value* position = t;
-          llvm::Value* ok = b->CreateICmpSGE(t, index.Constant(0));
-          if (step > 1) {
-            position = b->CreateSDiv(t, index.Constant(step));
-            ok = b->CreateAnd(ok, b->CreateICmpEQ(b->CreateSRem(t, index.Constant(step)),
-                                                  index.Constant(0)));
-          }
-          ok = b->CreateAnd(ok, b->CreateICmpSLT(position, index.Constant(dims[d])));
-          inside = b->CreateAnd(inside, ok);
-          source[d] = Clamp(position, 0, dims[d] - 1, index, b);
-        }
         TS_ASSIGN_OR_RETURN(llvm::Value * padding_value,
                             operands[1](IrIndex(index.index_type())));
         bool empty = false;
-        for (int64_t d : dims) empty |= d == 0;
+        for (int64_t d : operand_shape.dimensions()) empty |= d == 0;
         if (empty) return padding_value;
-        TS_ASSIGN_OR_RETURN(llvm::Value * value,
-                            operands[0](IrIndex(source, operand_shape, index.index_type())));
-        return b->CreateSelect(inside, value, padding_value);
+        const PadSource source = PadSourceIndex(*pad, index, /*known_inside=*/-1, b);
+        TS_ASSIGN_OR_RETURN(llvm::Value * value, operands[0](IrIndex(
+                                                     source.operand_index, operand_shape,
+                                                     index.index_type())));
+        return b->CreateSelect(source.inside, value, padding_value);
       });
     }
     case HloOpcode::kConcatenate: {

@@ -257,6 +257,24 @@ ENTRY e {
   EXPECT_FALSE(absl::StrContains(all, "gather")) << all;
 }
 
+// A slice with a stride along the rows reads whole vectors and shuffles
+// them: no gathers (the row's start and the element in it are two
+// addresses, loop_emitter.cc; rows of a power of two's length are where
+// one address did not do).
+TEST(CpuCompilerTest, StridedSlicesReadWholeVectors) {
+  for (const char* limit_and_stride : {"2000:2", "3000:3"}) {
+    const std::string all = JoinedIr(absl::StrCat(R"(
+HloModule strided
+ENTRY e {
+  x = f32[64,4096] parameter(0)
+  ROOT s = f32[32,1000] slice(x), slice={[1:64:2], [1:)",
+                                                  limit_and_stride, "]}\n}\n"),
+                                     "strided");
+    EXPECT_FALSE(absl::StrContains(all, "gather")) << all;
+    EXPECT_TRUE(absl::StrContains(all, "shufflevector")) << all;
+  }
+}
+
 // A prefix or suffix scan keeps a running accumulator: no loop over a
 // window per element (read in the IR before optimization, whose names are the
 // emitter's).

@@ -1437,6 +1437,38 @@ TEST(CpuOpsTest, PaddingKernelsMatchTheEvaluator) {
   CheckEachEntry("", modules);
 }
 
+// Slices with strides, read as rows and elements (loop_emitter.cc): along
+// the rows and across them, strides 2 to 9 and past the vector width,
+// sizes off it, rank 3, 1- to 16-byte elements, under elementwise ops and
+// a broadcast, a column-major operand, and one row (rank 1).
+TEST(CpuOpsTest, StridedSlicesMatchTheEvaluator) {
+  const std::vector<std::string> modules = {
+      "x = f32[64,4096] parameter(0)\n"
+      " ROOT s = f32[32,2048] slice(x), slice={[0:64:2], [1:4096:2]}",
+      "x = f32[30,1000] parameter(0)\n"
+      " ROOT s = f32[30,333] slice(x), slice={[0:30], [2:1000:3]}",
+      "x = f32[7,300] parameter(0)\n"
+      " ROOT s = f32[2,33] slice(x), slice={[1:7:3], [5:300:9]}",
+      "x = f32[4,5,1000] parameter(0)\n"
+      " ROOT s = f32[2,5,27] slice(x), slice={[0:4:2], [0:5], [3:1000:37]}",
+      "x = s8[9,200] parameter(0)\n ROOT s = s8[9,50] slice(x), slice={[0:9], [1:200:4]}",
+      "x = bf16[9,200] parameter(0)\n ROOT s = bf16[9,67] slice(x), slice={[0:9], [0:200:3]}",
+      "x = f64[9,100] parameter(0)\n ROOT s = f64[5,50] slice(x), slice={[0:9:2], [0:100:2]}",
+      "x = c64[6,40] parameter(0)\n ROOT s = c64[6,20] slice(x), slice={[0:6], [1:40:2]}",
+      "x = pred[6,90] parameter(0)\n ROOT s = pred[6,45] slice(x), slice={[0:6], [0:90:2]}",
+      "x = f32[16,512] parameter(0)\n y = f32[16,256] parameter(1)\n"
+      " a = f32[16,256] slice(x), slice={[0:16], [0:512:2]}\n"
+      " b = f32[16,256] slice(x), slice={[0:16], [1:512:2]}\n"
+      " ROOT r = f32[16,256] add(f32[16,256] multiply(a, y), f32[16,256] tanh(b))",
+      "x = f32[512] parameter(0)\n s = f32[256] slice(x), slice={[1:512:2]}\n"
+      " ROOT b = f32[8,256] broadcast(s), dimensions={1}",
+      "x = f32[300,20]{0,1} parameter(0)\n"
+      " ROOT s = f32[100,20]{0,1} slice(x), slice={[0:300:3], [0:20]}",
+      "x = f32[2001] parameter(0)\n ROOT s = f32[1001] slice(x), slice={[0:2001:2]}",
+  };
+  CheckEachEntry("", modules);
+}
+
 // Scanning kernels (a reduce-window folding everything before each element
 // along one dimension, or from it to the end) keep a running accumulator:
 // along the minor, the major (one thread) and a middle dimension, sums,

@@ -180,6 +180,15 @@ std::map<std::string, std::string> CompiledIr(absl::string_view text, CpuCompile
 
 // The IR of every module compiled for `text` with default options, after
 // optimization (or before it), joined.
+int64_t CountOccurrences(absl::string_view text, absl::string_view pattern) {
+  int64_t count = 0;
+  for (size_t at = text.find(pattern); at != absl::string_view::npos;
+       at = text.find(pattern, at + pattern.size())) {
+    ++count;
+  }
+  return count;
+}
+
 std::string JoinedIr(absl::string_view text, absl::string_view name, bool optimized = true) {
   std::string all;
   for (const auto& [file, ir] : CompiledIr(text, {}, name)) {
@@ -198,6 +207,19 @@ TEST(CpuCompilerTest, TransposingKernelsLoopOverTiles) {
       ir_of("x = f32[300,520] parameter(0)\n ROOT t = f32[520,300] transpose(x), dimensions={1,0}",
             "tiles_f32");
   EXPECT_TRUE(absl::StrContains(f32, "call void @tessera_transpose_tile_b32x16(")) << f32;
+  // Each tile prefetches the next one's 16 rows: along the minor tiles the
+  // rows below, with one minor tile the next piece of the same rows, 8
+  // iterations (8 x 64 elements) on.
+  // (16 per copy of the tile's code, which loop unswitching may make.)
+  EXPECT_EQ(CountOccurrences(f32, "call void @llvm.prefetch") % 16, 0) << f32;
+  EXPECT_GE(CountOccurrences(f32, "call void @llvm.prefetch"), 16) << f32;
+  const std::string one_minor_tile = ir_of(
+      "x = f32[16,1024,64]{2,1,0} parameter(0)\n"
+      " ROOT c = f32[16,1024,64]{0,1,2} copy(x)",
+      "one_minor_tile");
+  EXPECT_EQ(CountOccurrences(one_minor_tile, "call void @llvm.prefetch") % 16, 0) << one_minor_tile;
+  EXPECT_GE(CountOccurrences(one_minor_tile, "call void @llvm.prefetch"), 16) << one_minor_tile;
+  EXPECT_TRUE(absl::StrContains(one_minor_tile, "i64 2048\n")) << one_minor_tile;
   EXPECT_FALSE(absl::StrContains(f32, "scatter")) << f32;
   const std::string s8 =
       ir_of("x = s8[520,300] parameter(0)\n ROOT t = s8[300,520] transpose(x), dimensions={1,0}",

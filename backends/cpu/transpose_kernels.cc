@@ -18,6 +18,7 @@
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
 #include "llvm/Support/ModRef.h"
 
 namespace tessera {
@@ -168,11 +169,13 @@ int64_t OperandDimension(const TransposePlan& plan, int64_t root) {
 // Has the tile routine (transpose_tile.h) write the whole tile of the
 // plan's operand at (`across_first`, `minor_first`) (the other root
 // dimensions at `multi_index`) to the tile's buffer, row `a` holding the
-// 16 elements along `minor` at across offset `a`.
+// 16 elements along `minor` at across offset `a`; and prefetches the rows
+// of the tile `prefetch_offset` operand elements further on (0: none).
 absl::Status EmitTileTranspose(const TransposePlan& plan, const IrArray& operand,
                                const std::vector<llvm::Value*>& multi_index,
                                llvm::Value* across_first, llvm::Value* minor_first,
-                               const TransposedTile& tile, llvm::IRBuilder<>* b) {
+                               int64_t prefetch_offset, const TransposedTile& tile,
+                               llvm::IRBuilder<>* b) {
   llvm::Type* i64 = b->getInt64Ty();
   const Shape& operand_shape = plan.parameter->shape();
   std::vector<llvm::Value*> index(operand_shape.rank());
@@ -204,6 +207,19 @@ absl::Status EmitTileTranspose(const TransposePlan& plan, const IrArray& operand
     function->addParamAttr(2, llvm::Attribute::WriteOnly);
   }
   b->CreateCall(routine, {source, llvm::ConstantInt::get(i64, row_stride), tile.buffer});
+  if (prefetch_offset != 0) {
+    // After the tile's own loads, which go first (before them: x.T + y of
+    // 2048x2048 15-25% slower).  A prefetch does not fault: past the
+    // operand's end it only costs a request.
+    llvm::Function* prefetch =
+        llvm::Intrinsic::getDeclaration(module, llvm::Intrinsic::prefetch, {pointer});
+    for (int64_t row = 0; row < kTransposeTile; ++row) {
+      llvm::Value* ahead =
+          b->CreateGEP(tile.element_type, source,
+                       {llvm::ConstantInt::get(i64, row * row_stride + prefetch_offset)});
+      b->CreateCall(prefetch, {ahead, b->getInt32(0), b->getInt32(3), b->getInt32(1)});
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -305,6 +321,34 @@ absl::Status EmitTransposeTiles(const TransposePlan& plan, const Shape& shape, l
     row.Finish(b);
     return absl::OkStatus();
   };
+  // Where a tile a few iterations of the loop around the tile routine's
+  // calls on lies in the operand: its rows are prefetched.  A tile's 16
+  // rows are 16 streams a row stride apart, each read a tile's width per
+  // iteration, which the hardware prefetchers do not follow.  Along the
+  // minor dimension's tiles, the next tile is the 16 rows below (a
+  // column-major x.T + y of 2048x2048: 1.31-1.40 -> 1.09-1.17 ms); further
+  // ahead was slower there (x.T + y of 2048x2048 20 -> 14 GB/s eight tiles
+  // ahead), its rows filling the same cache sets at power-of-two strides.
+  // With one minor tile, the loop around the calls is another dimension's,
+  // whose next tile is the next 16-element piece of the same rows, eight
+  // iterations ahead (a [16,16384,64] array laid out {0,1,2} from {2,1,0},
+  // a 1-D convolution weight gradient's relayout, 10.8 -> 27 GB/s; a copy
+  // moves 58; in a 1-D convolutional net's training step that relayout went
+  // 0.85 -> 0.23 ms).
+  int64_t prefetch_offset = 0;
+  if (tile != nullptr) {
+    TS_ASSIGN_OR_RETURN(std::vector<int64_t> operand_strides,
+                        llvm_ir::LayoutStrides(plan.parameter->shape()));
+    const int64_t row_stride = operand_strides[OperandDimension(plan, plan.minor)];
+    if (shape.dimensions(plan.minor) / kTransposeTile > 1 || rank < 2) {
+      prefetch_offset = kTransposeTile * row_stride;
+    } else {
+      const int64_t loop_dimension = minor_to_major[1];
+      const int64_t carrier = OperandDimension(plan, loop_dimension);
+      const int64_t step = loop_dimension == plan.across ? kTransposeTile : 1;
+      if (carrier >= 0) prefetch_offset = 8 * step * operand_strides[carrier];
+    }
+  }
   // A tile of the full width: transposed in registers when its rows are
   // whole too (not at a thread's or the result's edge), else read in place.
   auto emit_tile = [&](llvm::Value* minor_first, int64_t width) -> absl::Status {
@@ -320,8 +364,8 @@ absl::Status EmitTransposeTiles(const TransposePlan& plan, const Shape& shape, l
         b->CreateICmpEQ(b->CreateSub(across_stop, across_first), constant(kTransposeTile)),
         in_registers, in_place);
     b->SetInsertPoint(in_registers);
-    TS_RETURN_IF_ERROR(
-        EmitTileTranspose(plan, *operand, multi_index, across_first, minor_first, *tile, b));
+    TS_RETURN_IF_ERROR(EmitTileTranspose(plan, *operand, multi_index, across_first, minor_first,
+                                         prefetch_offset, *tile, b));
     tile->across_first = across_first;
     tile->minor_first = minor_first;
     tile->active = true;

@@ -36,15 +36,6 @@ __attribute__((target("avx512f"))) void TransposeTileAvx512(const void* src, int
   float* out = static_cast<float*>(dst);
   __m512 rows[kSize], pairs[kSize];
   for (int i = 0; i < kSize; ++i) rows[i] = _mm512_loadu_ps(in + i * src_stride);
-  // The kernels' next tile is the 16 rows below this one (the loop over the
-  // minor dimension's tiles), each a cache line a row apart, from memory:
-  // asking for them now overlaps their latency with this tile's work (a
-  // column-major x.T + y of 2048x2048: 1.31-1.40 -> 1.09-1.17 ms; the plain
-  // transpose 0.98-1.05 -> 0.90-0.96 ms median in a slow hour).  A
-  // prefetch never faults, past the array's end included.
-  for (int i = kSize; i < 2 * kSize; ++i) {
-    _mm_prefetch(reinterpret_cast<const char*>(in + i * src_stride), _MM_HINT_T0);
-  }
   for (int i = 0; i < kSize / 2; ++i) {
     pairs[2 * i] = _mm512_unpacklo_ps(rows[2 * i], rows[2 * i + 1]);
     pairs[2 * i + 1] = _mm512_unpackhi_ps(rows[2 * i], rows[2 * i + 1]);

@@ -34,18 +34,27 @@ __attribute__((target("avx512f"))) void TransposeTileAvx512(const void* src, int
                                                             void* dst) {
   const float* in = static_cast<const float*>(src);
   float* out = static_cast<float*>(dst);
+  // Every loop unrolled, so that rows and pairs live in the 32 registers:
+  // at -O2 GCC kept the loops and both arrays on the stack, a store and a
+  // load per step (the routine took 2.4 times as long, and x.T + y of
+  // 2048x2048 2.4-2.6 ms against 1.4 for the same kernel with an unrolled
+  // routine).
   __m512 rows[kSize], pairs[kSize];
+#pragma GCC unroll 16
   for (int i = 0; i < kSize; ++i) rows[i] = _mm512_loadu_ps(in + i * src_stride);
+#pragma GCC unroll 8
   for (int i = 0; i < kSize / 2; ++i) {
     pairs[2 * i] = _mm512_unpacklo_ps(rows[2 * i], rows[2 * i + 1]);
     pairs[2 * i + 1] = _mm512_unpackhi_ps(rows[2 * i], rows[2 * i + 1]);
   }
+#pragma GCC unroll 4
   for (int g = 0; g < kSize / 4; ++g) {
     rows[4 * g + 0] = LowPairs(pairs[4 * g], pairs[4 * g + 2]);
     rows[4 * g + 1] = HighPairs(pairs[4 * g], pairs[4 * g + 2]);
     rows[4 * g + 2] = LowPairs(pairs[4 * g + 1], pairs[4 * g + 3]);
     rows[4 * g + 3] = HighPairs(pairs[4 * g + 1], pairs[4 * g + 3]);
   }
+#pragma GCC unroll 4
   for (int k = 0; k < 4; ++k) {
     // _mm512_shuffle_f32x4(a, b, imm): lanes a[imm0], a[imm1], b[imm2], b[imm3].
     const __m512 first = _mm512_shuffle_f32x4(rows[k], rows[4 + k], 0x44);   // a0 a1 b0 b1

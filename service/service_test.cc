@@ -541,6 +541,33 @@ TEST_F(ServiceTest, DeadlinesStopEndlessRuns) {
   ExpectStillServing();
 }
 
+// So it does on the interpreter, whose evaluation checks the call's flag
+// before each instruction: an endless loop sent to it does not hold an
+// execution slot for good.
+TEST_F(ServiceTest, DeadlinesStopEndlessInterpreterRuns) {
+  std::unique_ptr<HloModule> endless = Parse(service_test::SineLoopModule(2147483647, 64));
+  RemoteClientOptions short_deadline;
+  short_deadline.timeout = std::chrono::milliseconds(300);
+  std::unique_ptr<RemoteClient> impatient =
+      *RemoteClient::Connect(server_->address(), short_deadline);
+  CompileOptions interpreter;
+  interpreter.backend = "interpreter";
+  std::unique_ptr<RemoteExecutable> loop = *impatient->Compile(*endless, interpreter);
+  absl::Status status = loop->Execute({Literal(Shape::MakeArray(F32, {64}))}).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
+  // The server stopped the run: its slot came back.  (A liveness bound,
+  // far above what stopping takes.)
+  for (int i = 0; i < 600; ++i) {
+    GetStatsResponse stats = *client_->GetStats();
+    if (stats.active_executions() == 0 && stats.execute_errors() >= 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  GetStatsResponse stats = *client_->GetStats();
+  EXPECT_EQ(stats.active_executions(), 0);
+  EXPECT_GE(stats.execute_errors(), 1);
+  ExpectStillServing();
+}
+
 TEST_F(ServiceTest, TokenIsRequiredWhenConfigured) {
   StartServer("s3cret");
   ListBackendsResponse response;

@@ -1,5 +1,6 @@
 #include "backends/interpreter/interpreter_backend.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <utility>
@@ -16,8 +17,10 @@
 namespace tessera {
 namespace {
 
-// A program that maps argument literals to the result literal.
-using LiteralProgram = std::function<absl::StatusOr<Literal>(std::vector<Literal> arguments)>;
+// A program that maps argument literals to the result literal, stopping
+// once `cancelled` (the run's flag, or null) is set.
+using LiteralProgram = std::function<absl::StatusOr<Literal>(std::vector<Literal> arguments,
+                                                             const std::atomic<bool>* cancelled)>;
 
 absl::StatusOr<std::unique_ptr<HloExecutable>> CompileLiteralProgram(
     const HloModule& module, LiteralProgram program, std::shared_ptr<const void> owned);
@@ -41,7 +44,7 @@ int64_t LeafNumber(absl::Span<const Shape> shapes, int64_t which, const ShapeInd
 // Reads the arguments, evaluates, writes the results.  `buffers` holds the
 // argument leaves, then the result leaves.
 absl::Status Evaluate(const LiteralProgram& program, const ProgramShape& program_shape,
-                      absl::Span<void* const> buffers) {
+                      absl::Span<void* const> buffers, const std::atomic<bool>* cancelled) {
   std::vector<Literal> arguments;
   arguments.reserve(program_shape.parameters.size());
   size_t next = 0;
@@ -54,7 +57,7 @@ absl::Status Evaluate(const LiteralProgram& program, const ProgramShape& program
     }
     arguments.push_back(std::move(argument));
   }
-  TS_ASSIGN_OR_RETURN(Literal result, program(std::move(arguments)));
+  TS_ASSIGN_OR_RETURN(Literal result, program(std::move(arguments), cancelled));
   if (!ShapesCompatible(result.shape(), program_shape.result)) {
     return absl::InternalError(absl::StrCat("the evaluator's result ", result.shape().ToString(),
                                             " is not the program's ",
@@ -123,8 +126,10 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> InterpreterBackend::Compile(
   const HloModule* evaluated = &module;
   return CompileLiteralProgram(
       module,
-      [evaluated](std::vector<Literal> arguments) {
-        return EvaluateModule(*evaluated, arguments);
+      [evaluated](std::vector<Literal> arguments, const std::atomic<bool>* cancelled) {
+        EvaluateOptions options;
+        options.cancelled = cancelled;
+        return EvaluateModule(*evaluated, arguments, options);
       },
       std::move(owned));
 }
@@ -197,8 +202,8 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> CompileLiteralProgram(
   thunks.Emplace<runtime::HostCallThunk>(
       absl::StrCat("evaluate ", module.name()), std::move(slices),
       [program = std::move(program), program_shape](absl::Span<void* const> buffers,
-                                                    const runtime::ExecuteParams&) {
-        return Evaluate(program, program_shape, buffers);
+                                                    const runtime::ExecuteParams& params) {
+        return Evaluate(program, program_shape, buffers, params.cancelled);
       });
   std::vector<std::shared_ptr<const void>> resources;
   if (owned != nullptr) resources.push_back(std::move(owned));

@@ -2,8 +2,15 @@
 // out-of-range index taking the last branch), call, fusion, map, tuple,
 // get-tuple-element, opt-barrier, after-all and tokens, add-dependency,
 // async pairs.
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/evaluator_test_util.h"
+#include "hlo/evaluator/hlo_evaluator.h"
+#include "hlo/parser/hlo_parser.h"
 
 namespace tessera {
 namespace evaluator_test {
@@ -44,6 +51,54 @@ ENTRY main {
   // The condition is false at once: the body never runs.
   EXPECT_EVAL(ParseAndEvaluate(kModule, {L("s32[]", "12")}),
               Literal::MakeTuple({L("s32[]", "12"), L("f32[]", "0")}));
+}
+
+// A loop that would run for ages stops once its cancel flag is set (here
+// by another thread, 50 ms in): before an instruction of the body or the
+// condition, however deep in called computations.  Without the flag, or
+// with it never set, the evaluation is unchanged.
+TEST(EvaluatorControlFlowTest, CancelledEvaluationsStopBetweenInstructions) {
+  constexpr absl::string_view kModule = R"(
+HloModule m
+cond {
+  s = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(2147483647)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  ROOT t = (s32[], f32[]) tuple(add(i, one), sine(x))
+}
+ENTRY main {
+  start = s32[] parameter(0)
+  x = f32[] parameter(1)
+  ROOT w = (s32[], f32[]) while(tuple(start, x)), condition=cond, body=body
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(kModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> arguments = {L("s32[]", "0"), L("f32[]", "1")};
+  std::atomic<bool> cancelled{false};
+  EvaluateOptions options;
+  options.cancelled = &cancelled;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    cancelled = true;
+  });
+  absl::StatusOr<Literal> result = EvaluateModule(**module, arguments, options);
+  canceller.join();
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled) << result.status();
+  EXPECT_TRUE(absl::StrContains(result.status().message(), "cancelled before %"))
+      << result.status();
+  // A flag that stays false, and a finite loop, give the plain result.
+  cancelled = false;
+  std::vector<Literal> near_the_end = {L("s32[]", "2147483640"), L("f32[]", "0")};
+  EXPECT_EVAL(EvaluateModule(**module, near_the_end, options),
+              Literal::MakeTuple({L("s32[]", "2147483647"), L("f32[]", "0")}));
 }
 
 TEST(EvaluatorControlFlowTest, WhileOnAnArrayState) {

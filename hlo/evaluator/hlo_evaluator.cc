@@ -85,6 +85,11 @@ absl::Status CheckResultFitsInMemory(const HloInstruction& hlo) {
       hlo.shape().ToString(), bytes, bytes / (1 << 30), memory / (1 << 30)));
 }
 
+// The evaluation's cancel flag (EvaluateOptions::cancelled) on this thread:
+// the runners of called computations (loop bodies, reducers) are made deep
+// inside the families' code, and all of them check it.
+thread_local const std::atomic<bool>* cancel_flag = nullptr;
+
 }  // namespace
 
 ComputationRunner::ComputationRunner(const HloComputation& computation)
@@ -132,6 +137,10 @@ absl::StatusOr<Literal> ComputationRunner::RunBody(Operands args) {
   std::vector<const Literal*> operand_values;
   for (size_t i = 0; i < post_order_.size(); ++i) {
     const HloInstruction& hlo = *post_order_[i];
+    if (cancel_flag != nullptr && cancel_flag->load(std::memory_order_relaxed)) {
+      return absl::CancelledError(
+          absl::StrCat("the evaluation was cancelled before %", hlo.name()));
+    }
     if (&hlo == root) root_position = static_cast<int64_t>(i);
     if (hlo.opcode() == HloOpcode::kParameter) {
       value_ptrs_[i] = args[hlo.parameter_number()];
@@ -336,29 +345,37 @@ absl::StatusOr<const HloComputation*> CalledComputation(const HloInstruction& hl
 }  // namespace evaluator_internal
 
 absl::StatusOr<Literal> EvaluateComputation(const HloComputation& computation,
-                                            absl::Span<const Literal> arguments) {
+                                            absl::Span<const Literal> arguments,
+                                            const EvaluateOptions& options) {
   std::vector<const Literal*> args;
   args.reserve(arguments.size());
   for (const Literal& argument : arguments) args.push_back(&argument);
   evaluator_internal::ComputationRunner runner(computation);
+  // This evaluation's flag while it runs (an evaluation nested in another
+  // without one of its own keeps the outer one's).
+  const std::atomic<bool>* const outer_flag = evaluator_internal::cancel_flag;
+  if (options.cancelled != nullptr) evaluator_internal::cancel_flag = options.cancelled;
   // A value too large for the machine is an error of the program's, not a
   // crash (the runner's values are freed as the exception unwinds).
+  absl::StatusOr<Literal> result;
   try {
-    return runner.Run(args);
+    result = runner.Run(args);
   } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError(
+    result = absl::ResourceExhaustedError(
         absl::StrCat("the evaluator ran out of memory in computation ", computation.name(),
                      " (a value too large for this machine?)"));
   }
+  evaluator_internal::cancel_flag = outer_flag;
+  return result;
 }
 
-absl::StatusOr<Literal> EvaluateModule(const HloModule& module,
-                                       absl::Span<const Literal> arguments) {
+absl::StatusOr<Literal> EvaluateModule(const HloModule& module, absl::Span<const Literal> arguments,
+                                       const EvaluateOptions& options) {
   if (module.entry_computation() == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrCat("module ", module.name(), " has no entry computation"));
   }
-  return EvaluateComputation(*module.entry_computation(), arguments);
+  return EvaluateComputation(*module.entry_computation(), arguments, options);
 }
 
 }  // namespace tessera

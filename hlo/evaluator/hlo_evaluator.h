@@ -12,6 +12,8 @@
 #ifndef TESSERA_HLO_EVALUATOR_HLO_EVALUATOR_H_
 #define TESSERA_HLO_EVALUATOR_HLO_EVALUATOR_H_
 
+#include <atomic>
+
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "hlo/ir/hlo_computation.h"
@@ -20,13 +22,24 @@
 
 namespace tessera {
 
+struct EvaluateOptions {
+  // When set, checked before every instruction the evaluation runs (so
+  // every loop iteration and every call of a reducer): once it is true, the
+  // evaluation stops with CancelledError naming the instruction it did not
+  // start.  One instruction already running (a large dot) runs to its end.
+  // A service's deadline or cancelled call sets it: an endless loop would
+  // otherwise hold its execution slot for good.
+  const std::atomic<bool>* cancelled = nullptr;
+};
+
 // Evaluates the entry computation of `module` on `arguments`.
-absl::StatusOr<Literal> EvaluateModule(const HloModule& module,
-                                       absl::Span<const Literal> arguments);
+absl::StatusOr<Literal> EvaluateModule(const HloModule& module, absl::Span<const Literal> arguments,
+                                       const EvaluateOptions& options = {});
 
 // Evaluates `computation` (any computation of a module) on `arguments`.
 absl::StatusOr<Literal> EvaluateComputation(const HloComputation& computation,
-                                            absl::Span<const Literal> arguments);
+                                            absl::Span<const Literal> arguments,
+                                            const EvaluateOptions& options = {});
 
 }  // namespace tessera
 

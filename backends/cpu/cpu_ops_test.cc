@@ -576,9 +576,10 @@ ENTRY main {
 // radix 4, 2, 3, 5 and 7 mixed, 13 and 11 x 3 (direct DFT stages), even
 // and odd IRFFT lengths, 2-D and 3-D
 // transforms (axes other than the last: lines strided by the inner
-// extent), and a partial last group of lines; length 37 (a prime beyond
-// 31) and one line of 64 still go to Eigen.  Against the evaluator's DFT
-// in double.
+// extent), and a partial last group of lines; lengths with a prime factor
+// beyond 31 (Bluestein's transform: 37, 101, 74 = 2 x 37, 82 = 2 x 41, an
+// inner axis of 37) in every direction and type; one line of 64 still
+// goes to Eigen.  Against the evaluator's DFT in double.
 TEST(CpuOpsTest, FftOnManyLinesRunsLaneFft) {
   const std::string text = R"(
 HloModule lane_ffts
@@ -597,6 +598,10 @@ ENTRY main {
   l = c64[1,64] parameter(11)
   m = c64[40,13] parameter(12)
   n = c64[9,33] parameter(13)
+  o = c128[10,101] parameter(14)
+  p = f32[16,74] parameter(15)
+  q = c64[8,42] parameter(16)
+  r = c64[2,37,12] parameter(17)
   fa = c64[40,16] fft(a), fft_type=FFT, fft_length={16}
   fb = c64[33,12] fft(b), fft_type=IFFT, fft_length={12}
   fc = c64[21,16] fft(c), fft_type=RFFT, fft_length={30}
@@ -611,7 +616,11 @@ ENTRY main {
   fl = c64[1,64] fft(l), fft_type=FFT, fft_length={64}
   fm = c64[40,13] fft(m), fft_type=FFT, fft_length={13}
   fn = c64[9,33] fft(n), fft_type=IFFT, fft_length={33}
-  ROOT t = (c64[40,16], c64[33,12], c64[21,16], f32[19,30], f32[19,15], f32[3,10,10], c64[4,6,11], c128[17,64], c128[9,5,7], c64[20,37], c128[11,25], c64[1,64], c64[40,13], c64[9,33]) tuple(fa, fb, fc, fd, fe, ff, fg, fh, fi, fj, fk, fl, fm, fn)
+  fo = c128[10,101] fft(o), fft_type=IFFT, fft_length={101}
+  fp = c64[16,38] fft(p), fft_type=RFFT, fft_length={74}
+  fq = f32[8,82] fft(q), fft_type=IRFFT, fft_length={82}
+  fr = c64[2,37,12] fft(r), fft_type=FFT, fft_length={37,12}
+  ROOT t = (c64[40,16], c64[33,12], c64[21,16], f32[19,30], f32[19,15], f32[3,10,10], c64[4,6,11], c128[17,64], c128[9,5,7], c64[20,37], c128[11,25], c64[1,64], c64[40,13], c64[9,33], c128[10,101], c64[16,38], f32[8,82], c64[2,37,12]) tuple(fa, fb, fc, fd, fe, ff, fg, fh, fi, fj, fk, fl, fm, fn, fo, fp, fq, fr)
 }
 )";
   Counts counts;

@@ -1,12 +1,15 @@
 // Fast Fourier transforms on raw buffers, for the CPU backend's `fft`
-// thunks.  Where every transformed length factors into primes up to 31,
-// LaneFft (lane_fft.h) transforms one axis at a time, a vector register's
-// worth of lines at once, unless the lines are too few for a long or
+// thunks.  LaneFft (lane_fft.h) transforms one axis at a time, a vector
+// register's worth of lines at once (lengths with a prime factor above 31
+// by Bluestein's transform), unless the lines are too few for a long or
 // power-of-two length (MakeLanePlans in fft_thunk.cc); a 1-D FFT or IFFT
 // of too few lines for that runs in four steps over LaneFft where its
 // length splits into two multiples of the lanes (four_step_fft.h);
 // otherwise Eigen's tensor FFT runs (radix 2 for powers of two, Bluestein
-// otherwise: O(n log n) for every length).
+// otherwise: O(n log n) for every length).  Eigen's Bluestein transform
+// was also far less accurate: 64 lines of 1009 points (c64) were 5.4e-3
+// off the evaluator where LaneFft's are 8.6e-5 (and 0.2 against 3.5e-4 at
+// 4099 points), and 8.5-12x slower (2.2 against 0.26 ms; XLA 0.19).
 //
 //   TS_ASSIGN_OR_RETURN(FftPlan plan, PlanFft(*fft));              // compile time
 //   TS_RETURN_IF_ERROR(RunFft(plan, operand, result, pool));

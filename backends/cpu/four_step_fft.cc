@@ -23,7 +23,7 @@ std::optional<std::pair<int64_t, int64_t>> Split(int64_t n) {
   for (int64_t n1 = lanes; n1 * n1 <= n; n1 += lanes) {
     const int64_t n2 = n / n1;
     if (n % n1 != 0 || n2 % lanes != 0) continue;
-    if (LaneFft<R>::Supports(n1) && LaneFft<R>::Supports(n2)) best = {n1, n2};
+    if (LaneFft<R>::IsSmooth(n1) && LaneFft<R>::IsSmooth(n2)) best = {n1, n2};
   }
   return best;
 }

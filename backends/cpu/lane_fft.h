@@ -8,8 +8,9 @@
 // is plain vertical arithmetic.  The algorithm is Stockham's self-sorting
 // mixed-radix FFT (radix 4, then 2 and the odd primes up to 31, those from
 // 11 on as direct DFTs; no bit reversal), twiddles computed in double once
-// per plan.  Lengths with a prime factor above 31 are not supported
-// (Supports); the thunk leaves those to Eigen.
+// per plan.  A length with a prime factor above 31 runs as Bluestein's
+// chirp-z transform: a cyclic convolution of length m >= 2n - 1 (a product
+// of 2s, 3s and 5s) through two smooth transforms of length m.
 //
 //   LaneFft<float> fft(1024);
 //   auto [result_re, result_im] = fft.Transform(re, im, work_re, work_im, false);
@@ -17,6 +18,7 @@
 #define TESSERA_BACKENDS_CPU_LANE_FFT_H_
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -30,10 +32,14 @@ class LaneFft {
  public:
   static constexpr int kLanes = lane_fft_internal::kLanes<R>;
 
-  // Whether n >= 1 factors into primes up to 31.
-  static bool Supports(int64_t n);
+  // Whether there is a plan for length n: every n >= 1.
+  static bool Supports(int64_t n) { return n >= 1; }
+  // Whether n >= 1 factors into primes up to 31: transformed directly, in
+  // radix passes (else by Bluestein's algorithm, about 6x the work of a
+  // direct transform of the same length).
+  static bool IsSmooth(int64_t n);
 
-  // The plan for length n (Supports(n) must hold).
+  // The plan for length n >= 1.
   explicit LaneFft(int64_t n);
 
   int64_t size() const { return n_; }
@@ -43,9 +49,14 @@ class LaneFft {
   // The stages alternate between (re, im) and (work_re, work_im), arrays of
   // size() * kLanes reals each; the result is in the pair this returns
   // (the first when the stage count is even) and the other is clobbered.
+  // (Bluestein's transform works in scratch of its own, per thread, and
+  // returns (re, im).)
   std::pair<R*, R*> Transform(R* re, R* im, R* work_re, R* work_im, bool inverse) const;
 
  private:
+  struct Bluestein;
+  std::pair<R*, R*> TransformByBluestein(R* re, R* im, bool inverse) const;
+
   struct Stage {
     lane_fft_internal::RadixStage shape;
     std::vector<R> twiddle_re, twiddle_im;  // [j * radix + t]: w^(j t)
@@ -53,6 +64,7 @@ class LaneFft {
   };
   int64_t n_;
   std::vector<Stage> stages_;
+  std::shared_ptr<const Bluestein> bluestein_;  // null for smooth lengths
 };
 
 extern template class LaneFft<float>;

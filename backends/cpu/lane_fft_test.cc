@@ -56,6 +56,21 @@ const int64_t kLengths[] = {1,   2,   3,   4,   5,   6,   7,   8,    9,    11,  
                             15,  16,  17,  19,  22,  23,  25,  29,   30,   31,  49, 64,
                             100, 105, 128, 143, 210, 243, 961, 1000, 1024, 1536};
 
+// Lengths with a prime factor above 31 (Bluestein's transform over a
+// smooth length of at least 2n - 1): primes, a prime times a smooth
+// factor, a square of one.
+const int64_t kBluesteinLengths[] = {37, 74, 101, 127, 303, 1009, 1369, 2053};
+
+TEST(LaneFftTest, BluesteinMatchesTheDft) {
+  for (int64_t n : kBluesteinLengths) {
+    EXPECT_FALSE(LaneFft<float>::IsSmooth(n));
+    for (bool inverse : {false, true}) {
+      CheckAgainstDft<float>(n, inverse, 2e-6);
+      CheckAgainstDft<double>(n, inverse, 1e-14);
+    }
+  }
+}
+
 TEST(LaneFftTest, MatchesTheDftInF32) {
   for (int64_t n : kLengths) {
     for (bool inverse : {false, true}) {
@@ -72,13 +87,16 @@ TEST(LaneFftTest, MatchesTheDftInF64) {
   }
 }
 
-TEST(LaneFftTest, SupportsLengthsOfSmallPrimes) {
+TEST(LaneFftTest, LengthsOfSmallPrimesAreSmooth) {
   for (int64_t n : {1, 2, 7, 8, 11, 22, 720, 1024, 13 * 64, 31 * 29, 2 * 3 * 5 * 7 * 64}) {
+    EXPECT_TRUE(LaneFft<float>::IsSmooth(n)) << n;
     EXPECT_TRUE(LaneFft<float>::Supports(n)) << n;
   }
-  for (int64_t n : {0, -4, 37, 1018, 41 * 64}) {
-    EXPECT_FALSE(LaneFft<float>::Supports(n)) << n;
+  for (int64_t n : {37, 1018, 41 * 64}) {
+    EXPECT_FALSE(LaneFft<float>::IsSmooth(n)) << n;
+    EXPECT_TRUE(LaneFft<float>::Supports(n)) << n;  // by Bluestein's transform
   }
+  for (int64_t n : {0, -4}) EXPECT_FALSE(LaneFft<float>::Supports(n)) << n;
 }
 
 }  // namespace

@@ -49,6 +49,22 @@ int64_t SmoothAtLeast(int64_t n) {
   return best;
 }
 
+// out[k * L + l] = in[k * L + l] * (f_re[k] + i sign f_im[k]) for k < count,
+// every lane l (out may be in).
+template <int L, typename R, typename F>
+void MultiplyLines(const R* in_re, const R* in_im, const F* f_re, const F* f_im, R sign,
+                   int64_t count, R* out_re, R* out_im) {
+  for (int64_t k = 0; k < count; ++k) {
+    const R c_re = static_cast<R>(f_re[k]);
+    const R c_im = sign * static_cast<R>(f_im[k]);
+    for (int l = 0; l < L; ++l) {
+      const R x_re = in_re[k * L + l], x_im = in_im[k * L + l];
+      out_re[k * L + l] = x_re * c_re - x_im * c_im;
+      out_im[k * L + l] = x_re * c_im + x_im * c_re;
+    }
+  }
+}
+
 }  // namespace
 
 // Bluestein's chirp-z transform: with w[k] = e^(-i pi k^2 / n) (its
@@ -151,41 +167,19 @@ std::pair<R*, R*> LaneFft<R>::TransformByBluestein(R* re, R* im, bool inverse) c
   R* b_re = a_im + m * L;
   R* b_im = b_re + m * L;
   const R sign = inverse ? R(-1) : R(1);  // the inverse's chirp is conj(w)
-  for (int64_t k = 0; k < n; ++k) {
-    const R c_re = static_cast<R>(plan.chirp_re[k]);
-    const R c_im = sign * static_cast<R>(plan.chirp_im[k]);
-    for (int l = 0; l < L; ++l) {
-      const R x_re = re[k * L + l], x_im = im[k * L + l];
-      a_re[k * L + l] = x_re * c_re - x_im * c_im;
-      a_im[k * L + l] = x_re * c_im + x_im * c_re;
-    }
-  }
+  MultiplyLines<L>(re, im, plan.chirp_re.data(), plan.chirp_im.data(), sign, n, a_re, a_im);
   std::fill(a_re + n * L, a_re + m * L, R(0));
   std::fill(a_im + n * L, a_im + m * L, R(0));
   auto [f_re, f_im] = plan.inner.Transform(a_re, a_im, b_re, b_im, false);
   const std::vector<R>& k_re = inverse ? plan.kernel_inverse_re : plan.kernel_re;
   const std::vector<R>& k_im = inverse ? plan.kernel_inverse_im : plan.kernel_im;
-  for (int64_t k = 0; k < m; ++k) {
-    for (int l = 0; l < L; ++l) {
-      const R x_re = f_re[k * L + l], x_im = f_im[k * L + l];
-      f_re[k * L + l] = x_re * k_re[k] - x_im * k_im[k];
-      f_im[k * L + l] = x_re * k_im[k] + x_im * k_re[k];
-    }
-  }
+  MultiplyLines<L>(f_re, f_im, k_re.data(), k_im.data(), R(1), m, f_re, f_im);
   // The inverse transform's sum (FFT(b) carries the 1/m), into whichever
   // pair is free.
   R* free_re = f_re == a_re ? b_re : a_re;
   R* free_im = f_im == a_im ? b_im : a_im;
-  const auto [c_re_all, c_im_all] = plan.inner.Transform(f_re, f_im, free_re, free_im, true);
-  for (int64_t k = 0; k < n; ++k) {
-    const R c_re = static_cast<R>(plan.chirp_re[k]);
-    const R c_im = sign * static_cast<R>(plan.chirp_im[k]);
-    for (int l = 0; l < L; ++l) {
-      const R y_re = c_re_all[k * L + l], y_im = c_im_all[k * L + l];
-      re[k * L + l] = y_re * c_re - y_im * c_im;
-      im[k * L + l] = y_re * c_im + y_im * c_re;
-    }
-  }
+  const auto [c_re, c_im] = plan.inner.Transform(f_re, f_im, free_re, free_im, true);
+  MultiplyLines<L>(c_re, c_im, plan.chirp_re.data(), plan.chirp_im.data(), sign, n, re, im);
   return {re, im};
 }
 

@@ -364,8 +364,12 @@ bool LaneFftPays(int64_t lines, int64_t length, int lanes) {
   constexpr int64_t kMaxLength = int64_t{1} << 18;
   const bool power_of_two = (length & (length - 1)) == 0;
   if (!LaneFft<float>::Supports(length) || length > kMaxLength) return false;
-  if (lines * 2 >= lanes) return true;                    // at least half of the lanes work
-  if (!power_of_two) return length <= 4 * kCachedLength;  // against Bluestein
+  if (lines * 2 >= lanes) return true;  // at least half of the lanes work
+  // Against Eigen's Bluestein transform, which runs every length but powers
+  // of two and was both slow and inaccurate on long lines: one line of
+  // 20000 points took 4.4 ms and was 12% off the evaluator (XLA 0.078 ms),
+  // 59049 points 10.4 ms and 20% off, 65537 points 100% off.
+  if (!power_of_two) return true;
   return length <= kCachedLength && lines * 8 >= lanes;
 }
 

@@ -159,8 +159,12 @@ std::pair<R*, R*> LaneFft<R>::TransformByBluestein(R* re, R* im, bool inverse) c
   const Bluestein& plan = *bluestein_;
   const int64_t n = n_, m = plan.m;
   // a, then the inner transforms' four arrays: the calling thread's, kept
-  // (grown to the longest transform it ran).
-  thread_local std::vector<R> scratch;
+  // (grown to the longest transform it ran) up to 16 MB, else this call's.
+  constexpr int64_t kKeptScratchBytes = int64_t{16} << 20;
+  thread_local std::vector<R> kept;
+  std::vector<R> own;
+  std::vector<R>& scratch =
+      4 * m * L * static_cast<int64_t>(sizeof(R)) <= kKeptScratchBytes ? kept : own;
   if (scratch.size() < static_cast<size_t>(4 * m * L)) scratch.resize(4 * m * L);
   R* a_re = scratch.data();
   R* a_im = a_re + m * L;

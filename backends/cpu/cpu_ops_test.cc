@@ -642,6 +642,35 @@ ENTRY main {
 )");
 }
 
+// Beyond LaneFft's reach (2^18 points), a length that is not a power of two
+// runs Bluestein's transform over four steps (bluestein_fft.h), where
+// Eigen's was 160 off for outputs of about 220.  The evaluator's DFT of
+// 300007 points would take too long: a tone e^(2 pi i f j / n) has the
+// spectrum n at f and 0 elsewhere.
+TEST(CpuOpsTest, FftsBeyondLaneFftAreAccurate) {
+  constexpr int64_t n = 300007, f = 12345;
+  auto module = ParseHloModule(absl::StrCat("HloModule long_fft\nENTRY main {\n  x = c64[1,", n,
+                                            "] parameter(0)\n  ROOT f = c64[1,", n,
+                                            "] fft(x), fft_type=FFT, fft_length={", n, "}\n}\n"));
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable = CompileForCpu(*std::move(module));
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  Literal tone(Shape::MakeArray(C64, {1, n}));
+  absl::Span<complex64> x = tone.data<complex64>();
+  for (int64_t j = 0; j < n; ++j) {
+    x[j] = std::polar(1.0, 2 * M_PI * static_cast<double>((j * f) % n) / n);
+  }
+  absl::StatusOr<Literal> spectrum = (*executable)->Run({tone});
+  ASSERT_TRUE(spectrum.ok()) << spectrum.status();
+  absl::Span<const complex64> y = spectrum->data<complex64>();
+  double largest_error = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    largest_error = std::max(largest_error, std::abs(std::complex<double>(y[k]) -
+                                                     std::complex<double>(k == f ? n : 0, 0)));
+  }
+  EXPECT_LT(largest_error, 0.5);
+}
+
 // Long 1-D FFTs and IFFTs of few lines run in four steps (four_step_fft.h):
 // square and oblong splits (4096 = 64 x 64, 3840 = 48 x 80), c128 with
 // its 8 lanes, against the evaluator's DFT in double.

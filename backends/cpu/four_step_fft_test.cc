@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "backends/cpu/fft_test_util.h"
 #include "gtest/gtest.h"
 #include "runtime/thread_pool.h"
 
@@ -17,29 +18,20 @@ namespace {
 
 template <typename R>
 void CheckAgainstDirectDft(int64_t n, int64_t lines, bool inverse, runtime::ThreadPool* pool) {
-  SCOPED_TRACE(testing::Message() << "n=" << n << " lines=" << lines << " inverse=" << inverse);
+  SCOPED_TRACE(::testing::Message() << "n=" << n << " lines=" << lines << " inverse=" << inverse);
   std::mt19937_64 rng(n + lines);
   std::uniform_real_distribution<double> uniform(-1, 1);
   std::vector<std::complex<R>> in(n * lines), out(n * lines);
   for (auto& x : in) x = {static_cast<R>(uniform(rng)), static_cast<R>(uniform(rng))};
   ASSERT_TRUE(FourStepFft<R>::Supports(n));
   FourStepFft<R>(n).Transform(in.data(), out.data(), lines, inverse, pool);
-  const double sign = inverse ? 1 : -1;
   // A sample of outputs per line (a whole direct DFT is n^2).
   for (int64_t line = 0; line < lines; ++line) {
     for (int64_t k = 0; k < n; k += (k % 7 == 0 ? 1 : 61)) {
-      std::complex<double> sum = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        const double angle = sign * 2 * M_PI * static_cast<double>((j * k) % n) / n;
-        sum += std::complex<double>(in[line * n + j]) * std::polar(1.0, angle);
-      }
-      if (inverse) sum /= static_cast<double>(n);
-      // Outputs are about sqrt(n) (the inverse's 1/sqrt(n)) in size; the
-      // rounding error grows with log2(n) passes.
-      const double size = inverse ? 1 / std::sqrt(n) : std::sqrt(n);
-      const double tolerance = (sizeof(R) == 4 ? 1e-6 : 1e-15) * size * std::log2(n);
+      const std::complex<double> want = testing::DirectDftAt(in.data() + line * n, n, k, inverse);
       const std::complex<double> got(out[line * n + k]);
-      ASSERT_LE(std::abs(got - sum), tolerance) << "line " << line << " k " << k;
+      ASSERT_LE(std::abs(got - want), testing::DftTolerance<R>(n, inverse))
+          << "line " << line << " k " << k;
     }
   }
 }

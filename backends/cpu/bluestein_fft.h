@@ -1,0 +1,69 @@
+// Long 1-D complex FFTs whose length FourStepFft cannot split (a prime
+// factor beyond 7, or not a multiple of the lanes squared): Bluestein's
+// chirp-z transform over a FourStepFft of length m >= 2n - 1.  With
+// w[k] = e^(-i pi k^2 / n) (its conjugate for the inverse),
+//   X[k] = w[k] sum_j (x[j] w[j]) conj(w[k - j]),
+// a cyclic convolution of length m of a = x w (zero from n on) with
+// b[t] = conj(w[t]) (at t and m - t), done as IFFT(FFT(a) FFT(b)).
+//
+// For few lines, where LaneFft's own Bluestein transform (lane_fft.h) would
+// leave most of its 16 lanes idle, and for lengths beyond LaneFft's reach.
+// Eigen's Bluestein transform, which ran these before, was inaccurate on
+// long lines: one line of 300007 points was 160 off numpy's float64 FFT,
+// for outputs of magnitude about 220 (XLA: 0.01).
+//
+//   if (BluesteinFft<float>::Supports(n)) BluesteinFft<float>(n).Transform(...);
+#ifndef TESSERA_BACKENDS_CPU_BLUESTEIN_FFT_H_
+#define TESSERA_BACKENDS_CPU_BLUESTEIN_FFT_H_
+
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+#include "backends/cpu/four_step_fft.h"
+
+namespace tessera {
+namespace runtime {
+class ThreadPool;
+}  // namespace runtime
+
+namespace cpu {
+
+template <typename R>
+class BluesteinFft {
+ public:
+  // Inner lengths up to this (4 Mi points: 32 MB of c64 per buffer).
+  static constexpr int64_t kMaxInner = int64_t{1} << 23;
+
+  // Whether n >= 2 has an inner length m (2^a, 3 * 2^a or 5 * 2^a, at
+  // least 2n - 1, at most kMaxInner) that FourStepFft splits.
+  static bool Supports(int64_t n);
+
+  // The plan for length n (Supports(n) must hold).
+  explicit BluesteinFft(int64_t n);
+
+  int64_t size() const { return n_; }
+
+  // out[line] = the DFT of in[line] for `lines` contiguous lines of size()
+  // points (the inverse, scaled by 1/size(), when `inverse`), one line at
+  // a time, each transform's steps split over `pool` (may be null).  in and
+  // out may be the same.
+  void Transform(const std::complex<R>* in, std::complex<R>* out, int64_t lines, bool inverse,
+                 runtime::ThreadPool* pool) const;
+
+ private:
+  int64_t n_;
+  FourStepFft<R> inner_;
+  // w[k], k < n, and FFT_m(b) for the forward and the inverse transform
+  // (b's spectrum unscaled: the inner inverse divides by m).  Computed in
+  // double, k^2 reduced modulo 2n in integers so each angle is exact.
+  std::vector<std::complex<R>> chirp_, kernel_, kernel_inverse_;
+};
+
+extern template class BluesteinFft<float>;
+extern template class BluesteinFft<double>;
+
+}  // namespace cpu
+}  // namespace tessera
+
+#endif  // TESSERA_BACKENDS_CPU_BLUESTEIN_FFT_H_

@@ -28,6 +28,12 @@ def f32(*s, scale=0.05):
 
 
 # ---- GPT-ish block training step
+def sgd(loss, p, rate):
+    """The loss at p, and p after one SGD step on it."""
+    l, g = jax.value_and_grad(loss)(p)
+    return l, jax.tree_util.tree_map(lambda a, b: a - rate * b, p, g)
+
+
 def gpt_params(d, h, f):
     return dict(
         wq=f32(d, d),
@@ -68,8 +74,7 @@ def gpt_step(p, x, t):
     def loss(p):
         return jnp.mean((gpt_block(p, x, 6) - t) ** 2)
 
-    l, g = jax.value_and_grad(loss)(p)
-    return l, jax.tree_util.tree_map(lambda a, b: a - 1e-3 * b, p, g)
+    return sgd(loss, p, 1e-3)
 
 
 # ---- ResNet basic block training step (NHWC)
@@ -95,8 +100,7 @@ def res_step(p, x, t):
     def loss(p):
         return jnp.mean((res_block(p, x).mean((1, 2)) @ p["fc"] - t) ** 2)
 
-    l, g = jax.value_and_grad(loss)(p)
-    return l, jax.tree_util.tree_map(lambda a, b: a - 1e-2 * b, p, g)
+    return sgd(loss, p, 1e-2)
 
 
 # ---- LSTM over time (scan), forward + backward
@@ -120,8 +124,7 @@ def lstm_step(p, xs):
     def loss(p):
         return jnp.mean(lstm(p, xs) ** 2)
 
-    l, g = jax.value_and_grad(loss)(p)
-    return l, jax.tree_util.tree_map(lambda a, b: a - 1e-2 * b, p, g)
+    return sgd(loss, p, 1e-2)
 
 
 # ---- Embedding + MLP classifier with gather/scatter backward
@@ -132,8 +135,7 @@ def emb_step(p, ids, labels):
         logits = h @ p["w2"]
         return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), labels[:, None], 1))
 
-    l, g = jax.value_and_grad(loss)(p)
-    return l, jax.tree_util.tree_map(lambda a, b: a - 1e-2 * b, p, g)
+    return sgd(loss, p, 1e-2)
 
 
 # ---- Causal attention forward, long sequence
@@ -157,8 +159,7 @@ def rnn_step(p, xs):
     def loss(p):
         return jnp.mean(rnn(p, xs) ** 2)
 
-    l, g = jax.value_and_grad(loss)(p)
-    return l, jax.tree_util.tree_map(lambda a, b: a - 1e-2 * b, p, g)
+    return sgd(loss, p, 1e-2)
 
 
 def conv1d_net(p, x):
@@ -172,8 +173,7 @@ def conv1d_step(p, x, t):
     def loss(p):
         return jnp.mean((conv1d_net(p, x) - t) ** 2)
 
-    l, g = jax.value_and_grad(loss)(p)
-    return l, jax.tree_util.tree_map(lambda a, b: a - 1e-2 * b, p, g)
+    return sgd(loss, p, 1e-2)
 
 
 def lm_head_step(p, h, labels):
@@ -181,8 +181,7 @@ def lm_head_step(p, h, labels):
         logits = h @ p["w"]
         return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), labels[:, None], 1))
 
-    l, g = jax.value_and_grad(loss)(p)
-    return l, jax.tree_util.tree_map(lambda a, b: a - 1e-2 * b, p, g)
+    return sgd(loss, p, 1e-2)
 
 
 def cases():

@@ -1,10 +1,6 @@
 // Long 1-D complex FFTs whose length FourStepFft cannot split (a prime
 // factor beyond 7, or not a multiple of the lanes squared): Bluestein's
-// chirp-z transform over a FourStepFft of length m >= 2n - 1.  With
-// w[k] = e^(-i pi k^2 / n) (its conjugate for the inverse),
-//   X[k] = w[k] sum_j (x[j] w[j]) conj(w[k - j]),
-// a cyclic convolution of length m of a = x w (zero from n on) with
-// b[t] = conj(w[t]) (at t and m - t), done as IFFT(FFT(a) FFT(b)).
+// chirp-z transform (bluestein.h) over a FourStepFft of length m >= 2n - 1.
 //
 // For few lines, where LaneFft's own Bluestein transform (lane_fft.h) would
 // leave most of its 16 lanes idle, and for lengths beyond LaneFft's reach.
@@ -38,6 +34,8 @@ class BluesteinFft {
   // Whether n >= 2 has an inner length m (2^a, 3 * 2^a or 5 * 2^a, at
   // least 2n - 1, at most kMaxInner) that FourStepFft splits.
   static bool Supports(int64_t n);
+  // That length, or 0.
+  static int64_t InnerLength(int64_t n);
 
   // The plan for length n (Supports(n) must hold).
   explicit BluesteinFft(int64_t n);
@@ -55,8 +53,8 @@ class BluesteinFft {
   int64_t n_;
   FourStepFft<R> inner_;
   // w[k], k < n, and FFT_m(b) for the forward and the inverse transform
-  // (b's spectrum unscaled: the inner inverse divides by m).  Computed in
-  // double, k^2 reduced modulo 2n in integers so each angle is exact.
+  // (b's spectrum unscaled: the inner inverse divides by m), computed in
+  // double.
   std::vector<std::complex<R>> chirp_, kernel_, kernel_inverse_;
 };
 

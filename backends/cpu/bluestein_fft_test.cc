@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "backends/cpu/bluestein.h"
 #include "backends/cpu/fft_test_util.h"
 #include "gtest/gtest.h"
 #include "runtime/thread_pool.h"
@@ -56,6 +57,19 @@ TEST(BluesteinFftTest, MatchesTheDirectDft) {
   // Beyond LaneFft's 2^18 points, where Eigen's transform had been 160 off
   // for outputs of about 220.
   CheckAgainstDirectDft<float>(300007, 1, false, false, &pool);
+}
+
+// The inner length: the smallest 2^a, 3 * 2^a or 5 * 2^a of at least
+// 2n - 1 that is usable, within the bound.
+TEST(BluesteinFftTest, InnerLengthsAreSmallAndSmooth) {
+  EXPECT_EQ(bluestein::InnerLength(1009, 1 << 20), 2048);   // 2017 points needed
+  EXPECT_EQ(bluestein::InnerLength(4099, 1 << 20), 10240);  // 8197: 5 * 2^11
+  EXPECT_EQ(bluestein::InnerLength(20, 1 << 20), 40);       // 39: 5 * 2^3
+  EXPECT_EQ(bluestein::InnerLength(4099, 8192), 0);
+  // Usable only from 2^13 on: 10240 = 5 * 2^11 is, 12288 = 3 * 2^12 too;
+  // the smaller one wins.
+  EXPECT_EQ(bluestein::InnerLength(4099, 1 << 20, [](int64_t m) { return m >= 8192; }), 10240);
+  EXPECT_EQ(bluestein::InnerLength(4099, 1 << 20, [](int64_t m) { return m % 3 == 0; }), 12288);
 }
 
 TEST(BluesteinFftTest, TakesLengthsWithAnInnerLength) {

@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
+#include <limits>
 #include <utility>
 #include <vector>
 
+#include "backends/cpu/bluestein.h"
 #include "backends/cpu/eigen_dot.h"
 
 namespace tessera {
@@ -34,21 +37,6 @@ std::vector<int> Radices(int64_t n) {
   return radices;
 }
 
-// The smallest length at least n of the form 2^a, 3 * 2^a or 5 * 2^a: a
-// Bluestein transform's inner length, whose passes are radix 4 but for one
-// (64 lines of 1009 points: inner 2048 0.26 ms, the 5-smooth 2025 =
-// 3^4 * 5^2 0.39-0.40 ms; 4099 points: 10240 1.82-1.85 ms, 8640 1.74-1.79).
-int64_t SmoothAtLeast(int64_t n) {
-  int64_t best = 1;
-  while (best < n) best *= 2;
-  for (int64_t odd : {3, 5}) {
-    int64_t m = odd;
-    while (m < n) m *= 2;
-    best = std::min(best, m);
-  }
-  return best;
-}
-
 // out[k * L + l] = in[k * L + l] * (f_re[k] + i sign f_im[k]) for k < count,
 // every lane l (out may be in).
 template <int L, typename R, typename F>
@@ -67,35 +55,26 @@ void MultiplyLines(const R* in_re, const R* in_im, const F* f_re, const F* f_im,
 
 }  // namespace
 
-// Bluestein's chirp-z transform: with w[k] = e^(-i pi k^2 / n) (its
-// conjugate for the inverse), X[k] = w[k] sum_j (x[j] w[j]) conj(w[k - j]),
-// a cyclic convolution of length m >= 2n - 1 of a = x w (zero from n on)
-// with b[t] = conj(w[t]) (at t and m - t), done as IFFT(FFT(a) FFT(b)).
-// The chirp and FFT(b) / m are computed once, in double; k^2 is reduced
-// modulo 2n in integers first, so each angle is exact in double.
+// Bluestein's chirp-z transform (bluestein.h) over a smooth LaneFft of
+// the inner length; FFT(b) / m computed once, in double.
 template <typename R>
 struct LaneFft<R>::Bluestein {
-  explicit Bluestein(int64_t n) : m(SmoothAtLeast(2 * n - 1)), inner(m) {
-    chirp_re.resize(n);
-    chirp_im.resize(n);
-    for (int64_t k = 0; k < n; ++k) {
-      const double angle = -M_PI * static_cast<double>((k * k) % (2 * n)) / n;
-      chirp_re[k] = std::cos(angle);
-      chirp_im[k] = std::sin(angle);
+  // (No bound on the inner length of its own: the thunk bounds n.)
+  explicit Bluestein(int64_t n)
+      : m(bluestein::InnerLength(n, std::numeric_limits<int64_t>::max() / 2)), inner(m) {
+    const std::vector<std::complex<double>> chirp = bluestein::Chirp(n);
+    for (const std::complex<double>& w : chirp) {
+      chirp_re.push_back(w.real());
+      chirp_im.push_back(w.imag());
     }
     for (bool inverse : {false, true}) {
-      // b for this direction in lane 0 of a double transform of length m.
+      // b in lane 0 of a double transform of length m.
       constexpr int L = LaneFft<double>::kLanes;
       std::vector<double> re(m * L, 0.0), im(m * L, 0.0), work_re(m * L), work_im(m * L);
-      for (int64_t t = 0; t < n; ++t) {
-        // conj(w) forward; the inverse's chirp is conj(w), so its b is w.
-        const double b_im = inverse ? chirp_im[t] : -chirp_im[t];
-        re[t * L] = chirp_re[t];
-        im[t * L] = b_im;
-        if (t > 0) {
-          re[(m - t) * L] = chirp_re[t];
-          im[(m - t) * L] = b_im;
-        }
+      const std::vector<std::complex<double>> b = bluestein::ConvolutionKernel(chirp, m, inverse);
+      for (int64_t t = 0; t < m; ++t) {
+        re[t * L] = b[t].real();
+        im[t * L] = b[t].imag();
       }
       const auto [out_re, out_im] =
           LaneFft<double>(m).Transform(re.data(), im.data(), work_re.data(), work_im.data(), false);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "backends/cpu/bluestein.h"
+#include "backends/cpu/fft_complex.h"
 
 namespace tessera {
 namespace cpu {
@@ -39,18 +40,21 @@ void BluesteinFft<R>::Transform(const std::complex<R>* in, std::complex<R>* out,
   const int64_t n = n_, m = inner_.size();
   const std::vector<C>& kernel = inverse ? kernel_inverse_ : kernel_;
   // The inverse's chirp is conj(w), and its result carries 1/n.
-  auto chirp = [&](int64_t k) { return inverse ? std::conj(chirp_[k]) : chirp_[k]; };
+  auto times_chirp = [&](C x, int64_t k) {
+    return inverse ? fft_complex::MultiplyByConj(x, chirp_[k])
+                   : fft_complex::Multiply(x, chirp_[k]);
+  };
   const R scale = inverse ? R(1) / static_cast<R>(n) : R(1);
   std::vector<C> a(m), spectrum(m);
   for (int64_t line = 0; line < lines; ++line) {
     const C* x = in + line * n;
-    for (int64_t k = 0; k < n; ++k) a[k] = x[k] * chirp(k);
+    for (int64_t k = 0; k < n; ++k) a[k] = times_chirp(x[k], k);
     std::fill(a.begin() + n, a.end(), C(0));
     inner_.Transform(a.data(), spectrum.data(), 1, false, pool);
-    for (int64_t k = 0; k < m; ++k) spectrum[k] *= kernel[k];
+    for (int64_t k = 0; k < m; ++k) spectrum[k] = fft_complex::Multiply(spectrum[k], kernel[k]);
     inner_.Transform(spectrum.data(), a.data(), 1, true, pool);  // / m
     C* y = out + line * n;
-    for (int64_t k = 0; k < n; ++k) y[k] = a[k] * chirp(k) * scale;
+    for (int64_t k = 0; k < n; ++k) y[k] = times_chirp(a[k], k) * scale;
   }
 }
 

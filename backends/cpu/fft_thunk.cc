@@ -5,13 +5,13 @@
 #include <complex>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "backends/cpu/bluestein_fft.h"
-#include "backends/cpu/four_step_fft.h"
 #include "backends/cpu/lane_fft.h"
+#include "backends/cpu/line_fft.h"
 #include "backends/cpu/transpose_tile.h"
 #include "hlo/ir/hlo_instruction.h"
 #include "runtime/thread_pool.h"
@@ -20,19 +20,18 @@
 namespace tessera {
 namespace cpu {
 
-struct FourStepPlans {
-  std::unique_ptr<FourStepFft<float>> f32;
-  std::unique_ptr<FourStepFft<double>> f64;
-  // Or, for a length four steps cannot split, Bluestein's transform over
-  // them.
-  std::unique_ptr<BluesteinFft<float>> bluestein_f32;
-  std::unique_ptr<BluesteinFft<double>> bluestein_f64;
+// How one transformed axis runs: kLanes lines per LaneFft pass, or a line
+// at a time (LineFft).
+template <typename R>
+struct AxisFft {
+  std::optional<LaneFft<R>> lanes;
+  std::unique_ptr<const LineFft<R>> line;
 };
 
-struct LaneFftPlans {
+struct AxisPlans {
   // One per transformed dimension, of the plan's element type.
-  std::vector<LaneFft<float>> f32;
-  std::vector<LaneFft<double>> f64;
+  std::vector<AxisFft<float>> f32;
+  std::vector<AxisFft<double>> f64;
 };
 
 namespace {
@@ -180,11 +179,6 @@ int64_t ScatterTiles(const float* re, const float* im, float scale, bool complex
   return k0;
 }
 
-// What a line holds on the way in and out of TransformAxis: n complex
-// elements; n reals; or the first n/2 + 1 of a Hermitian spectrum.
-enum class LineIn { kComplex, kReal, kHalfSpectrum };
-enum class LineOut { kComplex, kReal, kHalfSpectrum };
-
 // Transforms every line along the middle axis of a row-major tensor
 // [outer, n, inner] (element k of line (o, c) at (o * n + k) * inner + c,
 // n being the axis's extent on that side: n/2 + 1 for a half spectrum),
@@ -290,12 +284,24 @@ void TransformAxis(const LaneFft<R>& fft, int64_t outer, int64_t inner, LineIn i
   }
 }
 
-// The plan's transform through LaneFft, one axis at a time: the last axis
-// of an RFFT first (real to half spectrum) and of an IRFFT last (half
-// spectrum to real, after the inverse along the other axes, as the
+// One axis's lines transformed, by LaneFft or LineFft (TransformAxis's and
+// LineFft::TransformAxis's arguments).
+template <typename R>
+void TransformAlong(const AxisFft<R>& axis, int64_t outer, int64_t inner, LineIn in_kind,
+                    const void* in, LineOut out_kind, void* out, bool inverse,
+                    runtime::ThreadPool* pool) {
+  if (axis.lanes.has_value()) {
+    TransformAxis<R>(*axis.lanes, outer, inner, in_kind, in, out_kind, out, inverse, pool);
+  } else {
+    axis.line->TransformAxis(outer, inner, in_kind, in, out_kind, out, inverse, pool);
+  }
+}
+
+// The plan's transform one axis at a time: the last axis of an RFFT first (real to half spectrum)
+// and of an IRFFT last (half spectrum to real, after the inverse along the other axes, as the
 // evaluator does).
 template <typename R>
-void LaneTransform(const FftPlan& plan, const std::vector<LaneFft<R>>& ffts, const void* operand,
+void AxisTransform(const FftPlan& plan, const std::vector<AxisFft<R>>& axes, const void* operand,
                    void* result, runtime::ThreadPool* pool) {
   const int k = static_cast<int>(plan.lengths.size());
   std::vector<int64_t> extents = plan.lengths;  // the axes' extents in the complex tensor
@@ -318,18 +324,18 @@ void LaneTransform(const FftPlan& plan, const std::vector<LaneFft<R>>& ffts, con
     case FftType::kIfft: {
       const void* from = operand;
       for (int d = k - 1; d >= 0; --d) {
-        TransformAxis<R>(ffts[d], outer_of(d), inner_of(d), LineIn::kComplex, from,
-                         LineOut::kComplex, result, inverse, pool);
+        TransformAlong<R>(axes[d], outer_of(d), inner_of(d), LineIn::kComplex, from,
+                          LineOut::kComplex, result, inverse, pool);
         from = result;
       }
       return;
     }
     case FftType::kRfft:
-      TransformAxis<R>(ffts[k - 1], outer_of(k - 1), 1, LineIn::kReal, operand,
-                       LineOut::kHalfSpectrum, result, false, pool);
+      TransformAlong<R>(axes[k - 1], outer_of(k - 1), 1, LineIn::kReal, operand,
+                        LineOut::kHalfSpectrum, result, false, pool);
       for (int d = k - 2; d >= 0; --d) {
-        TransformAxis<R>(ffts[d], outer_of(d), inner_of(d), LineIn::kComplex, result,
-                         LineOut::kComplex, result, false, pool);
+        TransformAlong<R>(axes[d], outer_of(d), inner_of(d), LineIn::kComplex, result,
+                          LineOut::kComplex, result, false, pool);
       }
       return;
     case FftType::kIrfft: {
@@ -340,62 +346,77 @@ void LaneTransform(const FftPlan& plan, const std::vector<LaneFft<R>>& ffts, con
             static_cast<const std::complex<R>*>(operand),
             static_cast<const std::complex<R>*>(operand) + outer_of(k - 1) * extents.back());
         for (int d = k - 2; d >= 0; --d) {
-          TransformAxis<R>(ffts[d], outer_of(d), inner_of(d), LineIn::kComplex, partial.data(),
-                           LineOut::kComplex, partial.data(), true, pool);
+          TransformAlong<R>(axes[d], outer_of(d), inner_of(d), LineIn::kComplex, partial.data(),
+                            LineOut::kComplex, partial.data(), true, pool);
         }
         spectrum = partial.data();
       }
-      TransformAxis<R>(ffts[k - 1], outer_of(k - 1), 1, LineIn::kHalfSpectrum, spectrum,
-                       LineOut::kReal, result, true, pool);
+      TransformAlong<R>(axes[k - 1], outer_of(k - 1), 1, LineIn::kHalfSpectrum, spectrum,
+                        LineOut::kReal, result, true, pool);
       return;
     }
   }
 }
 
-// Whether LaneFft should transform `lines` lines of `length` (one axis),
-// rather than Eigen.  LaneFft fills the vector lanes with lines, so few
-// lines leave lanes idle, and it sweeps a group's whole lane buffer (16
-// lines of f32: 128 bytes per point) once per radix pass, which stays in
-// the L2 cache only up to a few thousand points.  Eigen's radix-2 FFT
-// vectorizes within one line.  Measured (c64, 2 threads, ms):
-// - one 65536-point line: Eigen 1.5, LaneFft 8.2; two 262144-point lines:
-//   LaneFft 81 (Eigen about 10);
-// - two 4096-point lines: Eigen 0.19, LaneFft 0.22, but Eigen's result was
-//   0.0027 off XLA's in one element (3e-5 of the largest magnitude);
-// - one 1000-point line: Eigen (Bluestein for other lengths than powers of
-//   two) 0.14, LaneFft 0.065; 64 lines of 1009 points (a prime: LaneFft's
-//   own Bluestein transform) Eigen 2.2, LaneFft 0.26.
-bool LaneFftPays(int64_t lines, int64_t length, int lanes) {
-  // Lines of up to this many points keep a lane group in the L2 cache.
-  constexpr int64_t kCachedLength = 4096;
-
-  const bool power_of_two = (length & (length - 1)) == 0;
-  if (!LaneFft<float>::Supports(length) || length > kMaxLaneFftLength) return false;
-  if (lines * 2 >= lanes) return true;  // at least half of the lanes work
-  // Against Eigen's Bluestein transform, which runs every length but powers
-  // of two and was both slow and inaccurate on long lines: one line of
-  // 20000 points took 4.4 ms and was 12% off the evaluator (XLA 0.078 ms),
-  // 59049 points 10.4 ms and 20% off, 65537 points 100% off.
-  if (!power_of_two) return true;
-  return length <= kCachedLength && lines * 8 >= lanes;
+// Whether an axis of `lines` lines of `length` points runs a line at a time
+// (LineFft) rather than kLanes lines per LaneFft pass.  LaneFft fills the
+// vector lanes with lines, so few lines leave lanes idle, and it sweeps a
+// group's whole lane buffer (16 lines of f32: 128 bytes per point) once
+// per radix pass, which stays in the caches only up to some thousand
+// points; LineFft spreads one line's points over the lanes and the pool.
+// Measured (c64, ms, LaneFft -> LineFft; XLA):
+// - two 4096-point lines: 0.22 -> 0.046 (four steps; 0.058);
+// - one 1009-point line: 0.127 -> 0.018 (Bluestein's transform over four
+//   steps; 0.044);
+// - 16 lines of 100003 points (a prime: LaneFft's Bluestein transform, of
+//   inner length 2^18, outgrew the caches): 93.6 -> 25.4 (27.2).
+template <typename R>
+bool LineFftPays(int64_t lines, int64_t length) {
+  constexpr int64_t kLanes = LaneFft<R>::kLanes;
+  // Beyond this, LaneFft's Bluestein transform's inner length exceeds 2^16.
+  constexpr int64_t kMaxLaneBluesteinLength = int64_t{1} << 15;
+  if (!LineFft<R>::Supports(length)) return false;
+  if (length > kMaxLaneFftLength) return true;
+  // Few lines: most lanes would idle (but lines shorter than one four-step
+  // tile, kLanes^2 points, cost little either way).
+  if (lines * 2 < kLanes && length >= kLanes * kLanes) return true;
+  return !LaneFft<R>::IsSmooth(length) && length > kMaxLaneBluesteinLength;
 }
 
-// LaneFft's plans for `plan`, or null where Eigen should run it (any of
-// its axes fails LaneFftPays; the lines of the last axis decide for all).
-std::shared_ptr<const LaneFftPlans> MakeLanePlans(const FftPlan& plan) {
-  int64_t lines = plan.batch;
-  for (size_t d = 0; d + 1 < plan.lengths.size(); ++d) lines *= plan.lengths[d];
-  const int lanes = plan.is_f64 ? LaneFft<double>::kLanes : LaneFft<float>::kLanes;
-  for (int64_t length : plan.lengths) {
-    if (!LaneFftPays(lines, length, lanes)) return nullptr;
+// Adds the plan of an axis of `lines` lines of `length` points to `axes`
+// (`real`: the axis is an RFFT's or IRFFT's last);
+// false where neither LaneFft nor LineFft should run it.
+template <typename R>
+bool AddAxis(int64_t lines, int64_t length, bool real, std::vector<AxisFft<R>>* axes) {
+  AxisFft<R>& axis = axes->emplace_back();
+  if (LineFftPays<R>(lines, length)) {
+    axis.line = std::make_unique<const LineFft<R>>(length, real);
+  } else if (length <= kMaxLaneFftLength) {
+    axis.lanes.emplace(length);
+  } else {
+    return false;
   }
-  auto plans = std::make_shared<LaneFftPlans>();
-  for (int64_t length : plan.lengths) {
-    if (plan.is_f64) {
-      plans->f64.emplace_back(length);
-    } else {
-      plans->f32.emplace_back(length);
-    }
+  return true;
+}
+
+// The axes' plans for `plan`, or null where Eigen's FFT should run it: an
+// axis beyond LaneFft's reach that LineFft has no plan for either (a
+// length beyond 2^26, or beyond about 2^22 without a four-step split).
+std::shared_ptr<const AxisPlans> MakeAxisPlans(const FftPlan& plan) {
+  const int k = static_cast<int>(plan.lengths.size());
+  std::vector<int64_t> extents = plan.lengths;  // the axes' extents in the complex tensor
+  const bool real = plan.type == FftType::kRfft || plan.type == FftType::kIrfft;
+  if (real) extents.back() = plan.lengths.back() / 2 + 1;
+  int64_t elements = plan.batch;
+  for (int64_t extent : extents) elements *= extent;
+  auto plans = std::make_shared<AxisPlans>();
+  for (int d = 0; d < k; ++d) {
+    const int64_t lines = elements / extents[d];
+    const bool real_axis = real && d == k - 1;
+    const bool planned = plan.is_f64
+                             ? AddAxis<double>(lines, plan.lengths[d], real_axis, &plans->f64)
+                             : AddAxis<float>(lines, plan.lengths[d], real_axis, &plans->f32);
+    if (!planned) return nullptr;
   }
   return plans;
 }
@@ -460,85 +481,18 @@ absl::StatusOr<FftPlan> PlanFft(const HloInstruction& fft) {
           absl::StrCat("%", fft.name(), ": fft dimensions padded or truncated"));
     }
   }
-  // A 1-D FFT or IFFT of lines too few to fill half of LaneFft's lanes
-  // runs in four steps where its length splits (two 4096-point lines:
-  // LaneFft 0.22 ms, Eigen 0.19, four steps 0.046); up to lengths whose row
-  // transforms' lane buffers (2048 points of 16 lanes) stay in the L2 cache.
-  // One whose length is not a power of two and does not split, either of
-  // too few lines (where LaneFft leaves most lanes idle) or too long for
-  // LaneFft (where Eigen's Bluestein transform, inaccurate, would run):
-  // Bluestein's transform over four steps (one
-  // line, ms, before -> here; XLA): 1009 points 0.127 -> 0.018 (0.044),
-  // 20011 3.6 -> 0.32 (0.62), 59049 4.2 -> 1.1 (0.43), two of 65537 33.6 ->
-  // 2.5 (2.0); 300007 points, through Eigen 160 off numpy's float64 FFT,
-  // are 0.004 off here (XLA 0.007) in 6.1 ms.
-  constexpr int64_t kMaxFourStepLength = int64_t{1} << 22;
-  const int64_t n = plan.lengths[0];
-  const int lanes = plan.is_f64 ? LaneFft<double>::kLanes : LaneFft<float>::kLanes;
-  const bool few_lines = plan.batch * 2 < lanes;
-  const bool power_of_two = (n & (n - 1)) == 0;
-  if (plan.lengths.size() == 1 && (plan.type == FftType::kFft || plan.type == FftType::kIfft)) {
-    auto four_step = std::make_shared<FourStepPlans>();
-    if (few_lines && n <= kMaxFourStepLength) {
-      if (plan.is_f64 && FourStepFft<double>::Supports(n)) {
-        four_step->f64 = std::make_unique<FourStepFft<double>>(n);
-      } else if (!plan.is_f64 && FourStepFft<float>::Supports(n)) {
-        four_step->f32 = std::make_unique<FourStepFft<float>>(n);
-      }
-    }
-    // (Also a length LaneFft would run by Bluestein's transform with an
-    // inner length beyond 2^16, whose lane buffers outgrow the caches and
-    // the scratch a thread keeps: 16 lines of 100003 points took 93.6 ms
-    // there, 25.4 here; XLA 27.2.)
-    constexpr int64_t kMaxLaneBluesteinLength = int64_t{1} << 15;
-    const bool long_bluestein = !LaneFft<float>::IsSmooth(n) && n > kMaxLaneBluesteinLength;
-    if (four_step->f32 == nullptr && four_step->f64 == nullptr && !power_of_two &&
-        (few_lines || n > kMaxLaneFftLength || long_bluestein)) {
-      if (plan.is_f64 && BluesteinFft<double>::Supports(n)) {
-        four_step->bluestein_f64 = std::make_unique<BluesteinFft<double>>(n);
-      } else if (!plan.is_f64 && BluesteinFft<float>::Supports(n)) {
-        four_step->bluestein_f32 = std::make_unique<BluesteinFft<float>>(n);
-      }
-    }
-    if (four_step->f32 != nullptr || four_step->f64 != nullptr ||
-        four_step->bluestein_f32 != nullptr || four_step->bluestein_f64 != nullptr) {
-      plan.four_step = four_step;
-      return plan;
-    }
-  }
-  plan.lane_plans = MakeLanePlans(plan);
+  plan.axes = MakeAxisPlans(plan);
   return plan;
 }
 
 absl::Status RunFft(const FftPlan& plan, const void* operand, void* result,
                     runtime::ThreadPool* pool) {
   if (plan.batch == 0) return absl::OkStatus();
-  if (plan.four_step != nullptr) {
-    const bool inverse = plan.type == FftType::kIfft;
-    if (plan.four_step->bluestein_f64 != nullptr) {
-      plan.four_step->bluestein_f64->Transform(static_cast<const std::complex<double>*>(operand),
-                                               static_cast<std::complex<double>*>(result),
-                                               plan.batch, inverse, pool);
-    } else if (plan.four_step->bluestein_f32 != nullptr) {
-      plan.four_step->bluestein_f32->Transform(static_cast<const std::complex<float>*>(operand),
-                                               static_cast<std::complex<float>*>(result),
-                                               plan.batch, inverse, pool);
-    } else if (plan.is_f64) {
-      plan.four_step->f64->Transform(static_cast<const std::complex<double>*>(operand),
-                                     static_cast<std::complex<double>*>(result), plan.batch,
-                                     inverse, pool);
-    } else {
-      plan.four_step->f32->Transform(static_cast<const std::complex<float>*>(operand),
-                                     static_cast<std::complex<float>*>(result), plan.batch, inverse,
-                                     pool);
-    }
-    return absl::OkStatus();
-  }
-  if (plan.lane_plans != nullptr) {
+  if (plan.axes != nullptr) {
     if (plan.is_f64) {
-      LaneTransform<double>(plan, plan.lane_plans->f64, operand, result, pool);
+      AxisTransform<double>(plan, plan.axes->f64, operand, result, pool);
     } else {
-      LaneTransform<float>(plan, plan.lane_plans->f32, operand, result, pool);
+      AxisTransform<float>(plan, plan.axes->f32, operand, result, pool);
     }
     return absl::OkStatus();
   }

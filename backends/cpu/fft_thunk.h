@@ -1,15 +1,15 @@
 // Fast Fourier transforms on raw buffers, for the CPU backend's `fft`
-// thunks.  LaneFft (lane_fft.h) transforms one axis at a time, a vector
-// register's worth of lines at once (lengths with a prime factor above 31
-// by Bluestein's transform), unless the lines are too few for a long or
-// power-of-two length (MakeLanePlans in fft_thunk.cc); a 1-D FFT or IFFT
-// of too few lines for that runs in four steps over LaneFft where its
-// length splits into two multiples of the lanes (four_step_fft.h);
-// otherwise Eigen's tensor FFT runs (radix 2 for powers of two, Bluestein
-// otherwise: O(n log n) for every length).  Eigen's Bluestein transform
-// was also far less accurate: 64 lines of 1009 points (c64) were 5.4e-3
-// off the evaluator where LaneFft's are 8.6e-5 (and 0.2 against 3.5e-4 at
-// 4099 points), and 8.5-12x slower (2.2 against 0.26 ms; XLA 0.19).
+// thunks, one axis at a time.  An axis of many lines runs through LaneFft
+// (lane_fft.h), a vector register's worth of lines per pass (lengths with
+// a prime factor above 31 by Bluestein's transform); one of too few lines
+// to fill its lanes, or of lines too long for its lane buffers to stay in
+// the caches, a line at a time through LineFft (line_fft.h: four steps, or
+// Bluestein's transform over them).  Eigen's tensor FFT runs only axes
+// beyond both (more than 2^26 points, or a non-power-of-two beyond about
+// 2^22 without a four-step split).  Eigen's transform was far less
+// accurate: 64 lines of 1009 points (c64) were 5.4e-3 off the evaluator
+// where LaneFft's are 8.6e-5, two real lines of 2^20 points 6.8e-4 of the
+// largest magnitude off numpy's float64 FFT where LineFft's is 2.1e-7.
 //
 //   TS_ASSIGN_OR_RETURN(FftPlan plan, PlanFft(*fft));              // compile time
 //   TS_RETURN_IF_ERROR(RunFft(plan, operand, result, pool));
@@ -43,21 +43,16 @@ class ThreadPool;
 
 namespace cpu {
 
-struct LaneFftPlans;  // fft_thunk.cc
-
-struct FourStepPlans;
+struct AxisPlans;  // fft_thunk.cc
 
 struct FftPlan {
   FftType type = FftType::kFft;
   bool is_f64 = false;           // C128 (F64) rather than C64 (F32)
   int64_t batch = 0;             // transforms (the product of the leading dimensions)
   std::vector<int64_t> lengths;  // fft_length: 1 to 3 transformed dimensions
-  // LaneFft's plans for the lengths (twiddles computed once, at PlanFft);
+  // How each transformed axis runs (twiddles computed once, at PlanFft);
   // null where Eigen's FFT runs the transform.
-  std::shared_ptr<const LaneFftPlans> lane_plans;
-  // Where LaneFft does not pay: a 1-D FFT or IFFT whose length FourStepFft
-  // splits (four_step_fft.h), else null.
-  std::shared_ptr<const FourStepPlans> four_step;
+  std::shared_ptr<const AxisPlans> axes;
 };
 
 // The plan of an HLO `fft` whose operand and result are row-major, with

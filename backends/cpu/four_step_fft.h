@@ -42,7 +42,8 @@ class FourStepFft {
 
   // out[line] = the DFT of in[line] for `lines` contiguous lines of size()
   // points (the inverse, scaled by 1/size(), when `inverse`).  `pool` may
-  // be null.  in and out must not overlap.
+  // be null.  in may be out (the lines are read whole, into scratch,
+  // before any output is written); otherwise they must not overlap.
   void Transform(const std::complex<R>* in, std::complex<R>* out, int64_t lines, bool inverse,
                  runtime::ThreadPool* pool) const;
 

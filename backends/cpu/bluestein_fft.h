@@ -1,5 +1,5 @@
 // Long 1-D complex FFTs whose length FourStepFft cannot split (a prime
-// factor beyond 7, or not a multiple of the lanes squared): Bluestein's
+// factor beyond 31, or a side shorter than the lanes): Bluestein's
 // chirp-z transform (bluestein.h) over a FourStepFft of length m >= 2n - 1.
 //
 // For few lines, where LaneFft's own Bluestein transform (lane_fft.h) would

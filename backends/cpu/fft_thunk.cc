@@ -362,25 +362,27 @@ void AxisTransform(const FftPlan& plan, const std::vector<AxisFft<R>>& axes, con
 // (LineFft) rather than kLanes lines per LaneFft pass.  LaneFft fills the
 // vector lanes with lines, so few lines leave lanes idle, and it sweeps a
 // group's whole lane buffer (16 lines of f32: 128 bytes per point) once
-// per radix pass, which stays in the caches only up to some thousand
-// points; LineFft spreads one line's points over the lanes and the pool.
-// Measured (c64, ms, LaneFft -> LineFft; XLA):
+// per radix pass, which outgrows the caches on long lines; LineFft spreads
+// one line's points over the lanes and the pool.  Measured (c64, ms,
+// LaneFft -> LineFft; XLA):
 // - two 4096-point lines: 0.22 -> 0.046 (four steps; 0.058);
 // - one 1009-point line: 0.127 -> 0.018 (Bluestein's transform over four
 //   steps; 0.044);
-// - 16 lines of 100003 points (a prime: LaneFft's Bluestein transform, of
-//   inner length 2^18, outgrew the caches): 93.6 -> 25.4 (27.2).
+// - 16 lines of 65536 points: 3.2-3.4 -> 2.0; of 59049: 4.5-5.0 -> 2.7-3.0;
+//   of 100003 (a prime: LaneFft's Bluestein transform, of inner length
+//   2^18): 93.6 -> 25.4 (27.2);
+// - but 32 lines of 32768 points: 1.38 -> 1.96; of 20000: 0.97-1.2 ->
+//   1.4-1.5; 32 of 16384: 0.59 -> 0.81-0.85.
 template <typename R>
 bool LineFftPays(int64_t lines, int64_t length) {
   constexpr int64_t kLanes = LaneFft<R>::kLanes;
-  // Beyond this, LaneFft's Bluestein transform's inner length exceeds 2^16.
-  constexpr int64_t kMaxLaneBluesteinLength = int64_t{1} << 15;
+  // Up to this, LaneFft's lane buffers stay cached well enough.
+  constexpr int64_t kMaxCachedLaneLength = int64_t{1} << 15;
   if (!LineFft<R>::Supports(length)) return false;
-  if (length > kMaxLaneFftLength) return true;
+  if (length > kMaxCachedLaneLength) return true;
   // Few lines: most lanes would idle (but lines shorter than one four-step
   // tile, kLanes^2 points, cost little either way).
-  if (lines * 2 < kLanes && length >= kLanes * kLanes) return true;
-  return !LaneFft<R>::IsSmooth(length) && length > kMaxLaneBluesteinLength;
+  return lines * 2 < kLanes && length >= kLanes * kLanes;
 }
 
 // Adds the plan of an axis of `lines` lines of `length` points to `axes`

@@ -13,17 +13,31 @@ namespace tessera {
 namespace cpu {
 namespace {
 
-// n1 * n2 = n with n1 <= n2 as close as they come, both multiples of
-// `lanes` that LaneFft supports.
+// n rounded up to a multiple of the lanes.
+template <typename R>
+int64_t Padded(int64_t n) {
+  constexpr int64_t lanes = LaneFft<R>::kLanes;
+  return (n + lanes - 1) / lanes * lanes;
+}
+
+// n1 * n2 = n, both at least `lanes` and smooth (LaneFft transforms them
+// directly), with the fewest points transformed: the n2 columns run in
+// groups of `lanes`, the last one partly idle, and so do the n1 rows
+// (1000 = 25 x 40 transforms 32 x 40 + 48 x 25 points).  Ties go to the
+// split closest to square.
 template <typename R>
 std::optional<std::pair<int64_t, int64_t>> Split(int64_t n) {
   constexpr int64_t lanes = LaneFft<R>::kLanes;
-  if (n <= 0 || n % (lanes * lanes) != 0) return std::nullopt;
   std::optional<std::pair<int64_t, int64_t>> best;
-  for (int64_t n1 = lanes; n1 * n1 <= n; n1 += lanes) {
+  int64_t best_points = 0;
+  for (int64_t n1 = lanes; n1 * n1 <= n; ++n1) {
     const int64_t n2 = n / n1;
-    if (n % n1 != 0 || n2 % lanes != 0) continue;
-    if (LaneFft<R>::IsSmooth(n1) && LaneFft<R>::IsSmooth(n2)) best = {n1, n2};
+    if (n % n1 != 0 || !LaneFft<R>::IsSmooth(n1) || !LaneFft<R>::IsSmooth(n2)) continue;
+    const int64_t points = Padded<R>(n1) * n2 + Padded<R>(n2) * n1;
+    if (!best.has_value() || points <= best_points) {
+      best = {n1, n2};
+      best_points = points;
+    }
   }
   return best;
 }
@@ -74,34 +88,42 @@ void FourStepFft<R>::Transform(const std::complex<R>* in, std::complex<R>* out, 
   const R scale = inverse ? R(1) / static_cast<R>(n) : R(1);
   const R sign = inverse ? R(-1) : R(1);  // the inverse's twiddles are conjugates
   // The twiddled column transforms, laid out as the row transforms read
-  // them: for each line, block c of 16 rows k1 = 16c + l is [j2][l].
-  std::unique_ptr<R[]> rows_re(new R[lines * n]), rows_im(new R[lines * n]);
+  // them: for each line, block c of 16 rows k1 = 16c + l is [j2][l] (the
+  // last block's rows from n1 on idle).
+  const int64_t row_blocks = (n1 + L - 1) / L, per_line = row_blocks * L * n2;
+  std::unique_ptr<R[]> rows_re(new R[lines * per_line]), rows_im(new R[lines * per_line]);
 
-  // Steps 1 and 2: columns j2 = 16b + l of each line, 16 at a time.
-  const int64_t column_blocks = n2 / L;
+  // Steps 1 and 2: columns j2 = 16b + l of each line, 16 at a time (the
+  // last block's lanes from n2 on idle, at zero).
+  const int64_t column_blocks = (n2 + L - 1) / L;
   RunBlocks(pool, lines * column_blocks, lines * n, [&](int64_t begin, int64_t end) {
     std::unique_ptr<R[]> buffer(new R[4 * n1 * L]);
     R* re = buffer.get();
     R* im = re + n1 * L;
     for (int64_t task = begin; task < end; ++task) {
       const int64_t line = task / column_blocks, b = task % column_blocks;
+      const int count = static_cast<int>(std::min<int64_t>(L, n2 - b * L));
       const std::complex<R>* x = in + line * n + b * L;
       for (int64_t j1 = 0; j1 < n1; ++j1) {
-        for (int l = 0; l < L; ++l) {
+        if (count < L) {
+          std::fill(re + j1 * L, re + (j1 + 1) * L, R(0));
+          std::fill(im + j1 * L, im + (j1 + 1) * L, R(0));
+        }
+        for (int l = 0; l < count; ++l) {
           re[j1 * L + l] = x[n2 * j1 + l].real();
           im[j1 * L + l] = x[n2 * j1 + l].imag();
         }
       }
       const auto [column_re, column_im] =
           columns_.Transform(re, im, im + n1 * L, im + 2 * n1 * L, inverse);
-      R* to_re = rows_re.get() + line * n;
-      R* to_im = rows_im.get() + line * n;
+      R* to_re = rows_re.get() + line * per_line;
+      R* to_im = rows_im.get() + line * per_line;
       for (int64_t k1 = 0; k1 < n1; ++k1) {
         R* row_re = to_re + (k1 / L) * n2 * L + k1 % L;
         R* row_im = to_im + (k1 / L) * n2 * L + k1 % L;
         const R* w_re = twiddle_re_.data() + k1 * n2 + b * L;
         const R* w_im = twiddle_im_.data() + k1 * n2 + b * L;
-        for (int l = 0; l < L; ++l) {
+        for (int l = 0; l < count; ++l) {
           const R a = column_re[k1 * L + l], c = column_im[k1 * L + l];
           const R wr = w_re[l], wi = sign * w_im[l];
           const int64_t j2 = b * L + l;
@@ -114,18 +136,22 @@ void FourStepFft<R>::Transform(const std::complex<R>* in, std::complex<R>* out, 
 
   // Steps 3 and 4: rows k1 = 16c + l of each line, 16 at a time; row k1's
   // output k2 is X[k1 + n1 k2], so the 16 rows write 16 adjacent points.
-  const int64_t row_blocks = n1 / L;
   RunBlocks(pool, lines * row_blocks, lines * n, [&](int64_t begin, int64_t end) {
     std::unique_ptr<R[]> work(new R[2 * n2 * L]);
     for (int64_t task = begin; task < end; ++task) {
       const int64_t line = task / row_blocks, c = task % row_blocks;
-      R* re = rows_re.get() + line * n + c * n2 * L;
-      R* im = rows_im.get() + line * n + c * n2 * L;
+      const int count = static_cast<int>(std::min<int64_t>(L, n1 - c * L));
+      R* re = rows_re.get() + line * per_line + c * n2 * L;
+      R* im = rows_im.get() + line * per_line + c * n2 * L;
+      for (int64_t j2 = 0; j2 < n2 && count < L; ++j2) {  // idle rows at zero
+        std::fill(re + j2 * L + count, re + (j2 + 1) * L, R(0));
+        std::fill(im + j2 * L + count, im + (j2 + 1) * L, R(0));
+      }
       const auto [row_re, row_im] =
           rows_.Transform(re, im, work.get(), work.get() + n2 * L, inverse);
       std::complex<R>* x = out + line * n + c * L;
       for (int64_t k2 = 0; k2 < n2; ++k2) {
-        for (int l = 0; l < L; ++l) {
+        for (int l = 0; l < count; ++l) {
           x[n1 * k2 + l] = std::complex<R>(row_re[k2 * L + l] * scale, row_im[k2 * L + l] * scale);
         }
       }

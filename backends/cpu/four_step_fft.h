@@ -31,8 +31,10 @@ class FourStepFft {
  public:
   static constexpr int kLanes = LaneFft<R>::kLanes;
 
-  // Whether n splits into n1 * n2, each a multiple of kLanes that LaneFft
-  // supports (n a multiple of kLanes^2 with no prime factor beyond 7).
+  // Whether n splits into n1 * n2, each at least kLanes and with no prime
+  // factor beyond 31 (which LaneFft transforms directly).  Neither need be
+  // a multiple of kLanes: the last group of columns or rows runs with
+  // some lanes idle.
   static bool Supports(int64_t n);
 
   // The plan for length n (Supports(n) must hold).

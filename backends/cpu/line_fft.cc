@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "backends/cpu/fft_complex.h"
+#include "runtime/thread_pool.h"
 
 namespace tessera {
 namespace cpu {
@@ -17,19 +20,48 @@ constexpr int64_t kBlockPoints = int64_t{1} << 20;
 
 bool PowerOfTwo(int64_t n) { return (n & (n - 1)) == 0; }
 
+// Points per task of the loads and stores split over the pool.
+constexpr int64_t kChunkPoints = 4096;
+
+// body(line, begin, end) for `lines` lines of `extent` points in chunks of
+// kChunkPoints, split over the pool (may be null) when they are many.
+void ForChunks(runtime::ThreadPool* pool, int64_t lines, int64_t extent,
+               absl::FunctionRef<void(int64_t, int64_t, int64_t)> body) {
+  const int64_t chunks = (extent + kChunkPoints - 1) / kChunkPoints, tasks = lines * chunks;
+  auto run = [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t line = task / chunks, k0 = task % chunks * kChunkPoints;
+      body(line, k0, std::min(extent, k0 + kChunkPoints));
+    }
+  };
+  if (pool == nullptr || tasks < 2) {
+    run(0, tasks);
+  } else {
+    pool->ParallelFor(tasks, pool->BlockSizeFor(tasks), run);
+  }
+}
+
 // Runs `lines` lines through `transform` in contiguous blocks of lines of
-// `points` complex points: load(line, to) fills one line of a block,
-// transform(block, count) transforms its first `count` lines in place, and
-// store(line, from) writes one line back.
+// `points` complex points: load(line, k0, k1, to) fills points [k0, k1) of
+// one line of a block (of load_extent in all), transform(block, count)
+// transforms its first `count` lines in place, and store(line, k0, k1,
+// from) writes a line's outputs [k0, k1) (of store_extent) back.  The
+// loads and stores are split over the pool as well as the transforms.
 template <typename C, typename Load, typename Transform, typename Store>
-void InBlocks(int64_t lines, int64_t points, Load load, Transform transform, Store store) {
+void InBlocks(int64_t lines, int64_t points, int64_t load_extent, int64_t store_extent,
+              runtime::ThreadPool* pool, Load load, Transform transform, Store store) {
   const int64_t per_block = std::clamp<int64_t>(kBlockPoints / points, 1, lines);
-  std::vector<C> block(per_block * points);
+  // Uninitialized: the loads write every point the transform reads.
+  std::unique_ptr<C[]> block(new C[per_block * points]);
   for (int64_t first = 0; first < lines; first += per_block) {
     const int64_t count = std::min(per_block, lines - first);
-    for (int64_t i = 0; i < count; ++i) load(first + i, block.data() + i * points);
-    transform(block.data(), count);
-    for (int64_t i = 0; i < count; ++i) store(first + i, block.data() + i * points);
+    ForChunks(pool, count, load_extent, [&](int64_t i, int64_t k0, int64_t k1) {
+      load(first + i, k0, k1, block.get() + i * points);
+    });
+    transform(block.get(), count);
+    ForChunks(pool, count, store_extent, [&](int64_t i, int64_t k0, int64_t k1) {
+      store(first + i, k0, k1, block.get() + i * points);
+    });
   }
 }
 
@@ -89,30 +121,30 @@ void LineFft<R>::TransformAxis(int64_t outer, int64_t inner, LineIn in_kind, con
   }
   const int64_t n_in = in_kind == LineIn::kHalfSpectrum ? half : n;
   const int64_t n_out = out_kind == LineOut::kHalfSpectrum ? half : n;
-  auto load = [&](int64_t index, C* line) {
+  auto load = [&](int64_t index, int64_t k0, int64_t k1, C* line) {
     const int64_t base = index / inner * n_in * inner + index % inner;
     if (in_kind == LineIn::kReal) {
       const R* from = static_cast<const R*>(in) + base;
-      for (int64_t k = 0; k < n; ++k) line[k] = C(from[k * inner], R(0));
+      for (int64_t k = k0; k < k1; ++k) line[k] = C(from[k * inner], R(0));
       return;
     }
     const C* from = static_cast<const C*>(in) + base;
-    for (int64_t k = 0; k < n_in; ++k) line[k] = from[k * inner];
+    for (int64_t k = k0; k < std::min(k1, n_in); ++k) line[k] = from[k * inner];
     // The negative frequencies of a half spectrum.
-    for (int64_t k = n_in; k < n; ++k) line[k] = std::conj(line[n - k]);
+    for (int64_t k = std::max(k0, n_in); k < k1; ++k) line[k] = std::conj(from[(n - k) * inner]);
   };
   auto transform = [&](C* block, int64_t count) { Transform(block, block, count, inverse, pool); };
-  auto store = [&](int64_t index, const C* line) {
+  auto store = [&](int64_t index, int64_t k0, int64_t k1, const C* line) {
     const int64_t base = index / inner * n_out * inner + index % inner;
     if (out_kind == LineOut::kReal) {
       R* to = static_cast<R*>(out) + base;
-      for (int64_t k = 0; k < n; ++k) to[k * inner] = line[k].real();
+      for (int64_t k = k0; k < k1; ++k) to[k * inner] = line[k].real();
       return;
     }
     C* to = static_cast<C*>(out) + base;
-    for (int64_t k = 0; k < n_out; ++k) to[k * inner] = line[k];
+    for (int64_t k = k0; k < k1; ++k) to[k * inner] = line[k];
   };
-  InBlocks<C>(outer * inner, n, load, transform, store);
+  InBlocks<C>(outer * inner, n, n, n_out, pool, load, transform, store);
 }
 
 template <typename R>
@@ -125,19 +157,21 @@ void LineFft<R>::TransformPacked(int64_t outer, int64_t inner, LineIn in_kind, c
   using fft_complex::MultiplyByConj;
   const int64_t n = n_, h = n / 2;
   const C* w = half_twiddle_.data();
-  auto load = [&](int64_t index, C* z) {
+  auto load = [&](int64_t index, int64_t k0, int64_t k1, C* z) {
     const int64_t o = index / inner, c = index % inner;
     if (in_kind == LineIn::kReal) {
       const R* x = static_cast<const R*>(in) + o * n * inner + c;
-      for (int64_t j = 0; j < h; ++j) z[j] = C(x[2 * j * inner], x[(2 * j + 1) * inner]);
+      for (int64_t j = k0; j < k1; ++j) z[j] = C(x[2 * j * inner], x[(2 * j + 1) * inner]);
       return;
     }
     const C* x = static_cast<const C*>(in) + o * (h + 1) * inner + c;
-    // X[0] and X[h] count by their real parts: the result is the real part
-    // of the inverse of the spectrum rebuilt from its first half.
-    const R x0 = x[0].real(), xh = x[h * inner].real();
-    z[0] = C((x0 + xh) / 2, (x0 - xh) / 2);
-    for (int64_t k = 1; k < h; ++k) {
+    if (k0 == 0) {
+      // X[0] and X[h] count by their real parts: the result is the real
+      // part of the inverse of the spectrum rebuilt from its first half.
+      const R x0 = x[0].real(), xh = x[h * inner].real();
+      z[0] = C((x0 + xh) / 2, (x0 - xh) / 2);
+    }
+    for (int64_t k = std::max<int64_t>(k0, 1); k < k1; ++k) {
       const C a = x[k * inner], b = std::conj(x[(h - k) * inner]);
       const C even = Half(a + b), odd = MultiplyByConj(Half(a - b), w[k]);
       z[k] = C(even.real() - odd.imag(), even.imag() + odd.real());  // E + i O
@@ -146,27 +180,29 @@ void LineFft<R>::TransformPacked(int64_t outer, int64_t inner, LineIn in_kind, c
   auto transform = [&](C* block, int64_t count) {
     half_->Transform(block, block, count, inverse, pool);
   };
-  auto store = [&](int64_t index, const C* z) {
+  auto store = [&](int64_t index, int64_t k0, int64_t k1, const C* z) {
     const int64_t o = index / inner, c = index % inner;
     if (out_kind == LineOut::kReal) {
       R* x = static_cast<R*>(out) + o * n * inner + c;
-      for (int64_t j = 0; j < h; ++j) {
+      for (int64_t j = k0; j < k1; ++j) {
         x[2 * j * inner] = z[j].real();
         x[(2 * j + 1) * inner] = z[j].imag();
       }
       return;
     }
     C* x = static_cast<C*>(out) + o * (h + 1) * inner + c;
-    x[0] = C(z[0].real() + z[0].imag(), 0);
-    x[h * inner] = C(z[0].real() - z[0].imag(), 0);
-    for (int64_t k = 1; k < h; ++k) {
+    if (k0 == 0) {
+      x[0] = C(z[0].real() + z[0].imag(), 0);
+      x[h * inner] = C(z[0].real() - z[0].imag(), 0);
+    }
+    for (int64_t k = std::max<int64_t>(k0, 1); k < k1; ++k) {
       const C a = z[k], b = std::conj(z[h - k]);
       const C even = Half(a + b), d = Half(a - b);
       const C odd(d.imag(), -d.real());  // (a - b) / 2i
       x[k * inner] = even + Multiply(odd, w[k]);
     }
   };
-  InBlocks<C>(outer * inner, h, load, transform, store);
+  InBlocks<C>(outer * inner, h, h, h, pool, load, transform, store);
 }
 
 template class LineFft<float>;

@@ -1,5 +1,8 @@
 #include "hlo/analysis/cost_analysis.h"
 
+#include <cmath>
+#include <vector>
+
 namespace tessera {
 namespace {
 
@@ -55,6 +58,26 @@ void AddFlops(const HloInstruction& instruction, HloCost* cost) {
       per_output *= static_cast<double>(kernel.dimensions()[d]);
     }
     cost->flops += 2 * Elements(instruction.shape()) * per_output;
+    return;
+  }
+  if (opcode == HloOpcode::kFft) {
+    // FFTW's convention, 5 N log2(N) per complex transform of N points (a
+    // radix-2 transform's count), half that for a real one, whatever the
+    // algorithm that runs it.
+    const std::vector<int64_t>& lengths = instruction.attrs().fft_length;
+    double points = 1;
+    for (int64_t length : lengths) points *= static_cast<double>(length);
+    if (points <= 1) return;
+    const FftType type = instruction.attrs().fft_type;
+    const bool real = type == FftType::kRfft || type == FftType::kIrfft;
+    // The leading dimensions of the complex side are the batch.
+    const Shape& complex_side =
+        type == FftType::kIrfft ? instruction.operand(0)->shape() : instruction.shape();
+    const double batch =
+        Elements(complex_side) / (real ? points / static_cast<double>(lengths.back()) *
+                                             static_cast<double>(lengths.back() / 2 + 1)
+                                       : points);
+    cost->flops += (real ? 2.5 : 5) * batch * points * std::log2(points);
     return;
   }
   if (opcode == HloOpcode::kReduce || opcode == HloOpcode::kReduceWindow) {

@@ -3,7 +3,8 @@
 //
 // flops: one per output element of an elementwise op (transcendentals also
 // counted apart), 2·M·N·K for a dot, 2 per multiply-add of a convolution,
-// one per input element of a reduction.  Fusion instructions count the
+// one per input element of a reduction, 5 N log2(N) per FFT of N points
+// (2.5 N log2(N) for RFFT and IRFFT).  Fusion instructions count the
 // flops of their fused computation.
 // bytes: what each top-level kernel reads and writes: operand and result
 // bytes of every instruction of the entry computation that does work (not

@@ -37,6 +37,21 @@ ENTRY e {
   EXPECT_EQ(cost.bytes_accessed, 4.0 * (200 + 300));
 }
 
+TEST(CostAnalysisTest, FftsCountFiveNLogN) {
+  HloCost cost = CostOf(R"(
+HloModule m
+ENTRY e {
+  x = c64[3,1024] parameter(0)
+  r = f32[2,16,64] parameter(1)
+  c = c64[2,16,33] parameter(2)
+  f = c64[3,1024] fft(x), fft_type=FFT, fft_length={1024}
+  g = c64[2,16,33] fft(r), fft_type=RFFT, fft_length={16,64}
+  h = f32[2,16,64] fft(c), fft_type=IRFFT, fft_length={16,64}
+  ROOT t = (c64[3,1024], c64[2,16,33], f32[2,16,64]) tuple(f, g, h)
+})");
+  EXPECT_DOUBLE_EQ(cost.flops, 3 * 5.0 * 1024 * 10 + 2 * (2 * 2.5 * 1024 * 10));
+}
+
 TEST(CostAnalysisTest, FusionCountsOnlyItsInputsAndOutputs) {
   HloCost cost = CostOf(R"(
 HloModule m

@@ -94,6 +94,10 @@ absl::Status KernelThunk::Execute(const ExecuteParams& params) const {
   return absl::OkStatus();
 }
 
+void KernelThunk::ResolveSlices(const BufferAllocations& allocations, void** addresses) const {
+  for (size_t i = 0; i < buffers_.size(); ++i) addresses[i] = allocations.Resolve(buffers_[i]);
+}
+
 absl::Status KernelThunk::Check(const BufferPlan& plan) const {
   if (!fn_) return absl::InvalidArgumentError(absl::StrCat("kernel ", name(), " has no function"));
   if (work_size_ < 0 || partitions_ < 1) {

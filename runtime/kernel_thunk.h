@@ -57,6 +57,17 @@ class KernelThunk : public Thunk {
   int64_t partitions() const { return partitions_; }
 
   absl::Status Execute(const ExecuteParams& params) const override;
+
+  // Execute in two halves, for a loop of one-block kernels (WhileThunk),
+  // whose slices stay put through a run: resolve the addresses of
+  // buffers() once (into `addresses`, buffers().size() of them), then run
+  // the kernel over them on the calling thread at each iteration.
+  // RunResolved needs RunsAsOneBlock().
+  void ResolveSlices(const BufferAllocations& allocations, void** addresses) const;
+  void RunResolved(void** addresses) const {
+    if (work_size_ > 0) fn_(addresses, 0, work_size_);
+  }
+
   // Also: work_size >= 0 and partitions >= 1.
   absl::Status Check(const BufferPlan& plan) const override;
   // "kernel add.1 (a0[0, 64), a1[0, 64)) work 1024 in 8 partitions"

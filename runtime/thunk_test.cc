@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -305,6 +306,69 @@ TEST_F(ThunkTest, WhileThunkLoopsUntilThePredicateIsFalse) {
             "    kernel lt (a0[0, 8), a0[8, 9))\n"
             "  body:\n"
             "    kernel step (a0[0, 4), a1[0, 8))\n");
+}
+
+// counter += 1 (s32 at buffers[0]).
+void Increment(void** buffers) { ++*static_cast<int32_t*>(buffers[0]); }
+// sum (s64 at buffers[1]) += counter (s32 at buffers[0]).
+void AddCounter(void** buffers) {
+  *static_cast<int64_t*>(buffers[1]) += *static_cast<const int32_t*>(buffers[0]);
+}
+// Counter and sum as Step does, split into `partitions` blocks of one unit.
+void StepInParts(void** buffers, int64_t begin, int64_t end) {
+  for (int64_t unit = begin; unit < end; ++unit) {
+    if (unit == 0) Step(buffers);
+  }
+}
+
+// Loops of one-block kernels run over slices resolved once (ResolvedKernels
+// in while_thunk.cc); others thunk by thunk.  Each body here sums
+// 1..limit, counted or not: two kernels over slices of their own, a kernel
+// and a copy, a partitioned kernel, and profiled (thunk by thunk, each
+// timed).
+TEST_F(ThunkTest, WhileThunkBodiesOfKernelsAndOfOtherThunksLoopAlike) {
+  const BufferSlice state{0, 0, 8}, predicate{0, 8, 1}, counter{0, 0, 4}, sum{1, 0, 8};
+  const BufferSlice staged{2, 0, 8};
+  auto two_kernels = [&] {
+    ThunkSequence body;
+    body.Emplace<KernelThunk>("increment", std::vector<BufferSlice>{counter}, &Increment);
+    body.Emplace<KernelThunk>("add", std::vector<BufferSlice>{counter, sum}, &AddCounter);
+    return body;
+  };
+  auto kernel_and_copy = [&] {
+    ThunkSequence body;
+    body.Emplace<KernelThunk>("step", std::vector<BufferSlice>{counter, staged}, &Step);
+    body.Emplace<CopyThunk>("copy", staged, sum);
+    return body;
+  };
+  auto partitioned = [&] {
+    ThunkSequence body;
+    body.Emplace<KernelThunk>("step", std::vector<BufferSlice>{counter, sum}, &StepInParts, 2, 2);
+    return body;
+  };
+  for (auto make_body : {std::function<ThunkSequence()>(two_kernels),
+                         std::function<ThunkSequence()>(kernel_and_copy),
+                         std::function<ThunkSequence()>(partitioned)}) {
+    for (bool counted : {false, true}) {
+      for (bool profiled : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "counted " << counted << " profiled " << profiled);
+        constexpr int32_t kLimit = 10;
+        At<int32_t>(0)[0] = 0;
+        At<int32_t>(0)[1] = kLimit;
+        *At<int64_t>(1) = *At<int64_t>(2) = 0;
+        ThunkSequence condition;
+        condition.Emplace<KernelThunk>("lt", std::vector<BufferSlice>{state, predicate}, &LessThan);
+        WhileThunk loop("loop", std::move(condition), predicate, make_body(),
+                        counted ? std::optional<int64_t>(kLimit) : std::nullopt);
+        ThunkProfile profile;
+        ExecuteParams params = Params();
+        if (profiled) params.profile = &profile;
+        ASSERT_TRUE(loop.Execute(params).ok());
+        EXPECT_EQ(At<int32_t>(0)[0], kLimit);
+        EXPECT_EQ(*At<int64_t>(1), kLimit * (kLimit + 1) / 2);
+      }
+    }
+  }
 }
 
 TEST_F(ThunkTest, WhileThunkPropagatesErrorsAndChecksNestedThunks) {

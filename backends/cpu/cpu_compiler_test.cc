@@ -4,6 +4,7 @@
 // kernels are exact for elementwise ops, the fallback is the evaluator.
 #include "backends/cpu/cpu_compiler.h"
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <complex>
@@ -907,6 +908,66 @@ ENTRY main {
               {}, &counts, options);
   EXPECT_EQ(counts.native, 0);
   EXPECT_GT(counts.fallback, 0);
+}
+
+// An instruction on the evaluator (here every one: native kernels off)
+// stops once the run is cancelled, between the instructions the evaluator
+// runs for it: a reduction of 2^24 elements calls its reducer that often.
+// Left uncancelled, the same run gives the sum.
+TEST(CpuCompilerTest, CancelledRunsStopInsideEvaluatorFallbacks) {
+  // The sum of n ones, every instruction on the evaluator.
+  auto compile = [](int64_t n) {
+    absl::StatusOr<std::unique_ptr<HloModule>> module =
+        ParseHloModule(absl::StrCat(R"(
+HloModule long_reduce
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[)",
+                                    n, R"(] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[] reduce(x, zero), dimensions={0}, to_apply=add
+}
+)"));
+    EXPECT_TRUE(module.ok()) << module.status();
+    CpuCompileOptions options;
+    options.native_kernels = false;
+    return CompileForCpuExecutable(*std::move(module), options);
+  };
+  auto ones = [](int64_t n) {
+    Literal x(Shape::MakeArray(F32, {n}));
+    for (float& value : x.data<float>()) value = 1;
+    return x;
+  };
+  std::atomic<bool> cancelled{false};
+  runtime::RunOptions run_options;
+  run_options.cancelled = &cancelled;
+  {
+    constexpr int64_t n = int64_t{1} << 24;  // about 45 s uncancelled (fastbuild)
+    absl::StatusOr<std::unique_ptr<HloExecutable>> executable = compile(n);
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    std::thread canceller([&] {
+      // Once the reduction runs (after the arguments' conversion).
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      cancelled = true;
+    });
+    absl::StatusOr<Literal> result = (*executable)->RunLiterals({ones(n)}, run_options);
+    canceller.join();
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled) << result.status();
+    // Inside the evaluation ("... evaluator fallback for %reduce_fusion:
+    // ... the evaluation was cancelled before %a"), not between thunks.
+    EXPECT_TRUE(absl::StrContains(result.status().message(), "evaluation was cancelled"))
+        << result.status();
+  }
+  cancelled = false;
+  absl::StatusOr<std::unique_ptr<HloExecutable>> executable = compile(1000);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  absl::StatusOr<Literal> result = (*executable)->RunLiterals({ones(1000)}, run_options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->data<float>()[0], 1000.0f);
 }
 
 TEST(CpuCompilerTest, ArgumentErrorsNameTheParameter) {

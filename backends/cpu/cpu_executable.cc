@@ -763,13 +763,28 @@ const Literal* Subliteral(const Literal& literal, const ShapeIndex& index) {
 }  // namespace
 
 absl::Status EvaluatorFallbackThunk::Execute(const Arena& arena) const {
+  return Evaluate(arena, EvaluateOptions());
+}
+
+std::unique_ptr<runtime::Thunk> EvaluatorFallbackThunk::Lower() const {
+  const EvaluatorFallbackThunk* self = this;
+  return LowerToHostCall([self](absl::Span<void* const>, const runtime::ExecuteParams& params) {
+    RuntimeArena arena(*params.buffers);
+    EvaluateOptions options;
+    options.cancelled = params.cancelled;
+    return self->Evaluate(arena, options);
+  });
+}
+
+absl::Status EvaluatorFallbackThunk::Evaluate(const Arena& arena,
+                                              const EvaluateOptions& options) const {
   std::vector<Literal> operands;
   operands.reserve(operands_.size());
   for (size_t k = 0; k < operands_.size(); ++k) {
     ShapeIndex prefix;
     operands.push_back(Assemble(arena, operands_[k], operand_shapes_[k], &prefix));
   }
-  absl::StatusOr<Literal> result = EvaluateComputation(*computation_, operands);
+  absl::StatusOr<Literal> result = EvaluateComputation(*computation_, operands, options);
   if (!result.ok()) {
     return absl::Status(result.status().code(),
                         absl::StrCat("evaluator fallback for %", name(), ": ",

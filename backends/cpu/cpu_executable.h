@@ -51,6 +51,7 @@
 #include "backends/cpu/rng_bit_generator_thunk.h"
 #include "backends/cpu/sort_thunk.h"
 #include "backends/cpu/tile_kernel.h"
+#include "hlo/evaluator/hlo_evaluator.h"
 #include "hlo/ir/hlo_module.h"
 #include "hlo/ir/literal.h"
 #include "passes/memory/buffer_assignment.h"
@@ -471,10 +472,16 @@ class EvaluatorFallbackThunk : public CpuThunk {
   absl::Status Execute(const Arena& arena) const override;
   bool native() const override { return false; }
   std::string ToString() const override;
+  // A host call that passes the run's cancellation flag to the evaluator,
+  // so that a deadline stops a long evaluation (a reduction's reducer, a
+  // sort's comparator) between the instructions it evaluates.
+  std::unique_ptr<runtime::Thunk> Lower() const override;
   std::vector<BufferSlice> Slices() const override;
   const std::string& reason() const { return reason_; }
 
  private:
+  absl::Status Evaluate(const Arena& arena, const EvaluateOptions& options) const;
+
   std::string reason_;
   std::unique_ptr<HloComputation> computation_;
   std::vector<Shape> operand_shapes_;

@@ -581,8 +581,8 @@ ENTRY main {
 // transforms (axes other than the last: lines strided by the inner
 // extent), and a partial last group of lines; lengths with a prime factor
 // beyond 31 (Bluestein's transform: 37, 101, 74 = 2 x 37, 82 = 2 x 41, an
-// inner axis of 37) in every direction and type; one line of 64 still
-// goes to Eigen.  Against the evaluator's DFT in double.
+// inner axis of 37) in every direction and type; one line of 64 (on one
+// lane).  Against the evaluator's DFT in double.
 TEST(CpuOpsTest, FftOnManyLinesRunsLaneFft) {
   const std::string text = R"(
 HloModule lane_ffts
@@ -680,6 +680,33 @@ absl::StatusOr<Literal> RunOnCpu(const std::string& text, const Literal& input) 
   TS_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(text));
   TS_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable, CompileForCpu(std::move(module)));
   return executable->Run({input});
+}
+
+// RFFTs and IRFFTs of many lines run two real lines to a lane (z = x + i y,
+// lane_fft_axis.cc): whole groups of 32 f32 lines through tile transposes
+// and a partial one, even and odd lengths, c128's groups of 16, and the
+// last axis of a 2-D IRFFT.  Against the evaluator's DFT in double.
+TEST(CpuOpsTest, RealFftsOfManyLinesPairTheirLines) {
+  const std::string text = R"(
+HloModule real_pairs
+ENTRY main {
+  a = f32[45,64] parameter(0)
+  b = c64[70,33] parameter(1)
+  c = f32[33,75] parameter(2)
+  d = c128[17,16] parameter(3)
+  e = c64[6,40,9] parameter(4)
+  fa = c64[45,33] fft(a), fft_type=RFFT, fft_length={64}
+  fb = f32[70,64] fft(b), fft_type=IRFFT, fft_length={64}
+  fc = c64[33,38] fft(c), fft_type=RFFT, fft_length={75}
+  fd = f64[17,30] fft(d), fft_type=IRFFT, fft_length={30}
+  fe = f32[6,40,16] fft(e), fft_type=IRFFT, fft_length={40,16}
+  ROOT t = (c64[45,33], f32[70,64], c64[33,38], f64[17,30], f32[6,40,16])
+      tuple(fa, fb, fc, fd, fe)
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, CpuCompileOptions());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
 }
 
 // Real transforms and 2-D transforms with an axis beyond LaneFft's reach

@@ -286,7 +286,8 @@ absl::StatusOr<FftPlan> PlanFft(const HloInstruction& fft) {
   }
   const bool real_in = plan.type == FftType::kRfft, real_out = plan.type == FftType::kIrfft;
   const PrimitiveType in_type = in.element_type(), out_type = out.element_type();
-  plan.is_f64 = (real_in ? in_type : out_type) == (real_in ? F64 : C128);
+  // By the complex side (an IRFFT's operand, an RFFT's result).
+  plan.is_f64 = (real_in ? out_type : in_type) == C128;
   const PrimitiveType real_type = plan.is_f64 ? F64 : F32;
   const PrimitiveType complex_type = plan.is_f64 ? C128 : C64;
   if (in_type != (real_in ? real_type : complex_type) ||

@@ -187,6 +187,24 @@ std::pair<R*, R*> LaneFft<R>::Transform(R* re, R* im, R* work_re, R* work_im, bo
   return {x_re, x_im};
 }
 
+template <typename R>
+void LaneFft<R>::SplitRealPairs(int64_t n, R* z_re, R* z_im, R* x_re, R* x_im) {
+  if (eigen_dot_internal::KernelsSupported()) {
+    lane_fft_internal::avx512::SplitRealPairs(n, z_re, z_im, x_re, x_im);
+  } else {
+    lane_fft_internal::baseline::SplitRealPairs(n, z_re, z_im, x_re, x_im);
+  }
+}
+
+template <typename R>
+void LaneFft<R>::JoinRealPairs(int64_t n, const R* x_re, const R* x_im, R* y_re, R* y_im) {
+  if (eigen_dot_internal::KernelsSupported()) {
+    lane_fft_internal::avx512::JoinRealPairs(n, x_re, x_im, y_re, y_im);
+  } else {
+    lane_fft_internal::baseline::JoinRealPairs(n, x_re, x_im, y_re, y_im);
+  }
+}
+
 template class LaneFft<float>;
 template class LaneFft<double>;
 

@@ -53,6 +53,17 @@ class LaneFft {
   // returns (re, im).)
   std::pair<R*, R*> Transform(R* re, R* im, R* work_re, R* work_im, bool inverse) const;
 
+  // Real lines two to a lane, x + i y in one complex lane (real FFTs of
+  // many lines: one transform per two lines).  SplitRealPairs: from the
+  // transform Z of n points in (z_re, z_im), X[k] = (Z[k] + conj(Z[n-k]))/2
+  // into (x_re, x_im) and Y[k] = (Z[k] - conj(Z[n-k]))/2i over Z, for
+  // k <= n/2.  JoinRealPairs: from the half spectra X in (x_re, x_im) and
+  // Y in (y_re, y_im) (k <= n/2, X[0] and Y[0] real, and X[n/2] and Y[n/2]
+  // for even n), Z = X + i Y of all n points over Y, their negative
+  // frequencies rebuilt (X[n-k] = conj(X[k])); its inverse is x + i y.
+  static void SplitRealPairs(int64_t n, R* z_re, R* z_im, R* x_re, R* x_im);
+  static void JoinRealPairs(int64_t n, const R* x_re, const R* x_im, R* y_re, R* y_im);
+
  private:
   struct Bluestein;
   std::pair<R*, R*> TransformByBluestein(R* re, R* im, bool inverse) const;

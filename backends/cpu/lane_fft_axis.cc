@@ -25,7 +25,8 @@ constexpr int64_t kGatherBlock = 64;
 // lines of contiguous elements, line_stride floats apart, complex
 // (interleaved parts: 8 elements per tile) or real (16).  Returns how many
 // leading elements were moved (the rest, fewer than a tile, are the
-// caller's); a real line's imaginary parts come out zero.
+// caller's); a real line's imaginary parts come out zero (im may be null
+// for real lines, and is then left alone).
 int64_t GatherTiles(const float* lines, int64_t line_stride, bool complex, int64_t elements,
                     float* re, float* im) {
   constexpr int L = LaneFft<float>::kLanes;
@@ -46,12 +47,12 @@ int64_t GatherTiles(const float* lines, int64_t line_stride, bool complex, int64
       std::memcpy(im + (k0 + j) * L, tile + (2 * j + 1) * L, sizeof(float) * L);
     }
   }
-  if (!complex) std::memset(im, 0, sizeof(float) * k0 * L);
+  if (!complex && im != nullptr) std::memset(im, 0, sizeof(float) * k0 * L);
   return k0;
 }
 
 // The inverse of GatherTiles, scaling by `scale`: the real parts only
-// where the lines are real.
+// where the lines are real (im may then be null).
 int64_t ScatterTiles(const float* re, const float* im, float scale, bool complex, int64_t elements,
                      float* lines, int64_t line_stride) {
   constexpr int L = LaneFft<float>::kLanes;
@@ -77,6 +78,138 @@ int64_t ScatterTiles(const float* re, const float* im, float scale, bool complex
   return k0;
 }
 
+// Real lines two to a lane, for an RFFT's last axis (`forward`: real lines
+// to half spectra) or an IRFFT's (half spectra to real lines): lane l of
+// a group holds lines 2l and 2l + 1 of it as one complex line z = x + i y,
+// whose DFT Z gives both spectra, X[k] = (Z[k] + conj(Z[n-k])) / 2 and
+// Y[k] = (Z[k] - conj(Z[n-k])) / 2i; backwards, Z = X + i Y (negative
+// frequencies rebuilt, X[0] and X[n/2] taken as real, as the real part of
+// the inverse does) transforms to x + i y.  One transform per two lines
+// (2000 real lines of 512 points: 0.58 -> 0.36 ms, XLA 0.32-0.35).  `lines`
+// contiguous lines: n reals, or n/2 + 1 complex.
+template <typename R>
+void TransformRealPairs(const LaneFft<R>& fft, int64_t lines, bool forward, const void* in,
+                        void* out, runtime::ThreadPool* pool) {
+  using C = std::complex<R>;
+  constexpr int L = LaneFft<R>::kLanes;
+  constexpr int64_t kGroup = 2 * L;  // lines per pass
+  const int64_t n = fft.size(), half = n / 2 + 1;
+  const int64_t groups = (lines + kGroup - 1) / kGroup;
+  const R scale = forward ? R(1) : R(1) / static_cast<R>(n);
+  auto run = [&](int64_t begin, int64_t end) {
+    // Uninitialized: the gather writes every element the transform reads.
+    std::unique_ptr<R[]> buffer(new R[4 * n * L]);
+    R* re = buffer.get();
+    R* im = re + n * L;
+    R* work_re = im + n * L;
+    R* work_im = work_re + n * L;
+    for (int64_t group = begin; group < end; ++group) {
+      const int64_t first = group * kGroup;
+      const int64_t count = std::min(kGroup, lines - first);
+      // Line 2l + part of the group, where it exists.
+      auto has = [&](int l, int part) { return 2 * l + part < count; };
+      const bool tiles = std::is_same_v<R, float> && count == kGroup;
+      int64_t tiled = 0;
+      if (forward) {
+        // Even lines into the real parts, odd ones into the imaginary.
+        const R* x = static_cast<const R*>(in) + first * n;
+        if constexpr (std::is_same_v<R, float>) {
+          if (tiles) {
+            tiled = GatherTiles(x, 2 * n, false, n, re, nullptr);
+            GatherTiles(x + n, 2 * n, false, n, im, nullptr);
+          }
+        }
+        for (int64_t k0 = tiled; k0 < n; k0 += kGatherBlock) {
+          const int64_t k1 = std::min(n, k0 + kGatherBlock);
+          for (int l = 0; l < L; ++l) {
+            for (int64_t k = k0; k < k1; ++k) {
+              re[k * L + l] = has(l, 0) ? x[2 * l * n + k] : R(0);
+              im[k * L + l] = has(l, 1) ? x[(2 * l + 1) * n + k] : R(0);
+            }
+          }
+        }
+      } else {
+        // X (even lines) into the work pair, Y (odd lines) into (re, im).
+        const C* x = static_cast<const C*>(in) + first * half;
+        if constexpr (std::is_same_v<R, float>) {
+          if (tiles) {
+            const float* floats = reinterpret_cast<const float*>(x);
+            tiled = GatherTiles(floats, 4 * half, true, half, work_re, work_im);
+            GatherTiles(floats + 2 * half, 4 * half, true, half, re, im);
+          }
+        }
+        for (int64_t k0 = tiled; k0 < half; k0 += kGatherBlock) {
+          const int64_t k1 = std::min(half, k0 + kGatherBlock);
+          for (int l = 0; l < L; ++l) {
+            for (int64_t k = k0; k < k1; ++k) {
+              const C even = has(l, 0) ? x[2 * l * half + k] : C(0);
+              const C odd = has(l, 1) ? x[(2 * l + 1) * half + k] : C(0);
+              work_re[k * L + l] = even.real();
+              work_im[k * L + l] = even.imag();
+              re[k * L + l] = odd.real();
+              im[k * L + l] = odd.imag();
+            }
+          }
+        }
+        for (int l = 0; l < L; ++l) {
+          work_im[l] = im[l] = R(0);
+          if (n % 2 == 0) work_im[n / 2 * L + l] = im[n / 2 * L + l] = R(0);
+        }
+        LaneFft<R>::JoinRealPairs(n, work_re, work_im, re, im);  // Z = X + i Y
+      }
+      // Where the last stage left the lines; the other pair is scratch.
+      const auto [z_re, z_im] = fft.Transform(re, im, work_re, work_im, !forward);
+      R* free_re = z_re == re ? work_re : re;
+      R* free_im = z_re == re ? work_im : im;
+      tiled = 0;
+      if (forward) {
+        LaneFft<R>::SplitRealPairs(n, z_re, z_im, free_re, free_im);  // X, and Y over Z
+        C* y = static_cast<C*>(out) + first * half;
+        if constexpr (std::is_same_v<R, float>) {
+          if (tiles) {
+            float* floats = reinterpret_cast<float*>(y);
+            tiled = ScatterTiles(free_re, free_im, 1.0f, true, half, floats, 4 * half);
+            ScatterTiles(z_re, z_im, 1.0f, true, half, floats + 2 * half, 4 * half);
+          }
+        }
+        for (int64_t k0 = tiled; k0 < half; k0 += kGatherBlock) {
+          const int64_t k1 = std::min(half, k0 + kGatherBlock);
+          for (int l = 0; l < L; ++l) {
+            for (int64_t k = k0; k < k1; ++k) {
+              if (has(l, 0)) y[2 * l * half + k] = C(free_re[k * L + l], free_im[k * L + l]);
+              if (has(l, 1)) y[(2 * l + 1) * half + k] = C(z_re[k * L + l], z_im[k * L + l]);
+            }
+          }
+        }
+      } else {
+        // x + i y: even lines from the real parts, odd ones from the
+        // imaginary.
+        R* y = static_cast<R*>(out) + first * n;
+        if constexpr (std::is_same_v<R, float>) {
+          if (tiles) {
+            tiled = ScatterTiles(z_re, nullptr, scale, false, n, y, 2 * n);
+            ScatterTiles(z_im, nullptr, scale, false, n, y + n, 2 * n);
+          }
+        }
+        for (int64_t k0 = tiled; k0 < n; k0 += kGatherBlock) {
+          const int64_t k1 = std::min(n, k0 + kGatherBlock);
+          for (int l = 0; l < L; ++l) {
+            for (int64_t k = k0; k < k1; ++k) {
+              if (has(l, 0)) y[2 * l * n + k] = z_re[k * L + l] * scale;
+              if (has(l, 1)) y[(2 * l + 1) * n + k] = z_im[k * L + l] * scale;
+            }
+          }
+        }
+      }
+    }
+  };
+  if (pool == nullptr || lines * n < kParallelPoints) {
+    run(0, groups);
+  } else {
+    pool->ParallelFor(groups, pool->BlockSizeFor(groups), run);
+  }
+}
+
 }  // namespace
 
 template <typename R>
@@ -90,6 +223,14 @@ void LaneTransformAxis(const LaneFft<R>& fft, int64_t outer, int64_t inner, Line
   const int64_t n_out = out_kind == LineOut::kHalfSpectrum ? half : n;
   const R scale = inverse ? R(1) / static_cast<R>(n) : R(1);
   const int64_t lines = outer * inner, groups = (lines + L - 1) / L;
+  if (inner == 1 && in_kind == LineIn::kReal && out_kind == LineOut::kHalfSpectrum) {
+    TransformRealPairs(fft, lines, /*forward=*/true, in, out, pool);
+    return;
+  }
+  if (inner == 1 && in_kind == LineIn::kHalfSpectrum && out_kind == LineOut::kReal) {
+    TransformRealPairs(fft, lines, /*forward=*/false, in, out, pool);
+    return;
+  }
   auto run = [&](int64_t begin, int64_t end) {
     // Uninitialized: the gather writes every element the transform reads.
     std::unique_ptr<R[]> buffer(new R[4 * n * L]);

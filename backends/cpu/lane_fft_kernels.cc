@@ -1,6 +1,6 @@
-// RadixPass; see lane_fft_kernels.h.  Every lane is an independent
-// transform, so a butterfly is the same arithmetic on all of them: one
-// vector of lanes per element, no shuffles.
+// RadixPass, SplitRealPairs and JoinRealPairs; see lane_fft_kernels.h.  Every lane is an
+// independent transform, so a butterfly is the same arithmetic on all of them: one vector of lanes
+// per element, no shuffles.
 #include "backends/cpu/lane_fft_kernels.h"
 
 namespace tessera {
@@ -120,7 +120,54 @@ void Pass(const RadixStage& stage, const R* twiddle_re, const R* twiddle_im, con
   }
 }
 
+template <typename R>
+void Split(int64_t n, R* z_re, R* z_im, R* x_re, R* x_im) {
+  using V = Lanes<R>;
+  constexpr int L = kLanes<R>;
+  for (int64_t k = 0; k <= n / 2; ++k) {
+    const int64_t j = (n - k) % n;
+    const V ar = Load(z_re + k * L), ai = Load(z_im + k * L);
+    const V br = Load(z_re + j * L), bi = -Load(z_im + j * L);
+    Store(x_re + k * L, (ar + br) * R(0.5));
+    Store(x_im + k * L, (ai + bi) * R(0.5));
+    Store(z_re + k * L, (ai - bi) * R(0.5));  // (a - b) / 2i
+    Store(z_im + k * L, (br - ar) * R(0.5));
+  }
+}
+
+template <typename R>
+void Join(int64_t n, const R* x_re, const R* x_im, R* y_re, R* y_im) {
+  using V = Lanes<R>;
+  constexpr int L = kLanes<R>;
+  const int64_t half = n / 2 + 1;
+  // The negative frequencies first, from Y's first half before it is
+  // overwritten: Z[k] = conj(X[n-k]) + i conj(Y[n-k]).
+  for (int64_t k = n - 1; k >= half; --k) {
+    const int64_t j = n - k;
+    Store(y_re + k * L, Load(x_re + j * L) + Load(y_im + j * L));
+    Store(y_im + k * L, Load(y_re + j * L) - Load(x_im + j * L));
+  }
+  for (int64_t k = 0; k < half; ++k) {
+    const V yr = Load(y_re + k * L), yi = Load(y_im + k * L);
+    Store(y_re + k * L, Load(x_re + k * L) - yi);
+    Store(y_im + k * L, Load(x_im + k * L) + yr);
+  }
+}
+
 }  // namespace
+
+void SplitRealPairs(int64_t n, float* z_re, float* z_im, float* x_re, float* x_im) {
+  Split<float>(n, z_re, z_im, x_re, x_im);
+}
+void SplitRealPairs(int64_t n, double* z_re, double* z_im, double* x_re, double* x_im) {
+  Split<double>(n, z_re, z_im, x_re, x_im);
+}
+void JoinRealPairs(int64_t n, const float* x_re, const float* x_im, float* y_re, float* y_im) {
+  Join<float>(n, x_re, x_im, y_re, y_im);
+}
+void JoinRealPairs(int64_t n, const double* x_re, const double* x_im, double* y_re, double* y_im) {
+  Join<double>(n, x_re, x_im, y_re, y_im);
+}
 
 void RadixPass(const RadixStage& stage, const float* twiddle_re, const float* twiddle_im,
                const float* omega_re, const float* omega_im, bool inverse, const float* x_re,

@@ -32,6 +32,7 @@ struct RadixStage {
   int64_t m, s;
 };
 
+// Real lines two to a lane (LaneFft::SplitRealPairs, JoinRealPairs).
 #define TESSERA_LANE_FFT_DECLARE(ns)                                                               \
   namespace ns {                                                                                   \
   void RadixPass(const RadixStage& stage, const float* twiddle_re, const float* twiddle_im,        \
@@ -40,6 +41,11 @@ struct RadixStage {
   void RadixPass(const RadixStage& stage, const double* twiddle_re, const double* twiddle_im,      \
                  const double* omega_re, const double* omega_im, bool inverse, const double* x_re, \
                  const double* x_im, double* y_re, double* y_im);                                  \
+  void SplitRealPairs(int64_t n, float* z_re, float* z_im, float* x_re, float* x_im);              \
+  void SplitRealPairs(int64_t n, double* z_re, double* z_im, double* x_re, double* x_im);          \
+  void JoinRealPairs(int64_t n, const float* x_re, const float* x_im, float* y_re, float* y_im);   \
+  void JoinRealPairs(int64_t n, const double* x_re, const double* x_im, double* y_re,              \
+                     double* y_im);                                                                \
   }
 
 TESSERA_LANE_FFT_DECLARE(baseline)

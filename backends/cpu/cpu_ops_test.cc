@@ -709,6 +709,33 @@ ENTRY main {
   EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
 }
 
+// The columns of 2-D and 3-D transforms: a group of lanes of adjacent
+// columns gathers each element's lanes in one run (lane_fft_axis.cc), a
+// group that straddles two rows of columns (20 of them) element by element;
+// c64 and c128, forward and inverse, and an IRFFT's other axes.
+TEST(CpuOpsTest, FftColumnsGatherAdjacentLanesTogether) {
+  const std::string text = R"(
+HloModule columns
+ENTRY main {
+  a = c64[2,24,48] parameter(0)
+  b = c64[3,10,20] parameter(1)
+  c = c128[2,16,32] parameter(2)
+  d = c64[5,17,32] parameter(3)
+  e = c64[2,6,8,16] parameter(4)
+  fa = c64[2,24,48] fft(a), fft_type=FFT, fft_length={24,48}
+  fb = c64[3,10,20] fft(b), fft_type=IFFT, fft_length={10,20}
+  fc = c128[2,16,32] fft(c), fft_type=IFFT, fft_length={16,32}
+  fd = f32[5,17,62] fft(d), fft_type=IRFFT, fft_length={17,62}
+  fe = c64[2,6,8,16] fft(e), fft_type=FFT, fft_length={6,8,16}
+  ROOT t = (c64[2,24,48], c64[3,10,20], c128[2,16,32], f32[5,17,62], c64[2,6,8,16])
+      tuple(fa, fb, fc, fd, fe)
+}
+)";
+  Counts counts;
+  CheckModule(text, {}, &counts, CpuCompileOptions());
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+}
+
 // Real transforms and 2-D transforms with an axis beyond LaneFft's reach
 // run it a line at a time (line_fft.h) where Eigen's transform was 1.4e-3
 // of the largest magnitude off numpy's: an RFFT of an odd length, an IRFFT

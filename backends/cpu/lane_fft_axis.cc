@@ -250,7 +250,22 @@ void LaneTransformAxis(const LaneFft<R>& fft, int64_t outer, int64_t inner, Line
       const int64_t loaded = in_kind == LineIn::kHalfSpectrum ? n_in : n;
       // Whole groups of contiguous f32 lines go through tile transposes.
       const bool tiles = std::is_same_v<R, float> && inner == 1 && count == L;
-      int64_t tiled = 0;
+      // A whole group of adjacent strided lines (the columns of a 2-D
+      // transform) has each element's lanes side by side in memory: one
+      // contiguous run of kLanes values per element (a 4 x 512 x 512 FFT:
+      // 5.4 -> 1.66 ms; XLA 1.13).
+      const bool adjacent = inner > 1 && count == L && in_base[L - 1] == in_base[0] + L - 1 &&
+                            in_kind == LineIn::kComplex && out_kind == LineOut::kComplex;
+      if (adjacent) {
+        const C* from = static_cast<const C*>(in) + in_base[0];
+        for (int64_t k = 0; k < n; ++k) {
+          for (int l = 0; l < L; ++l) {
+            re[k * L + l] = from[k * inner + l].real();
+            im[k * L + l] = from[k * inner + l].imag();
+          }
+        }
+      }
+      int64_t tiled = adjacent ? n : 0;
       if constexpr (std::is_same_v<R, float>) {
         if (tiles) {
           const bool complex = in_kind != LineIn::kReal;
@@ -289,6 +304,15 @@ void LaneTransformAxis(const LaneFft<R>& fft, int64_t outer, int64_t inner, Line
       const auto [result_re, result_im] =
           fft.Transform(re, im, im + n * L, im + 2 * n * L, inverse);
       tiled = 0;
+      if (adjacent) {
+        C* to = static_cast<C*>(out) + out_base[0];
+        for (int64_t k = 0; k < n; ++k) {
+          for (int l = 0; l < L; ++l) {
+            to[k * inner + l] = C(result_re[k * L + l] * scale, result_im[k * L + l] * scale);
+          }
+        }
+        tiled = n;
+      }
       if constexpr (std::is_same_v<R, float>) {
         if (tiles) {
           const bool complex = out_kind != LineOut::kReal;

@@ -205,6 +205,25 @@ void LaneFft<R>::JoinRealPairs(int64_t n, const R* x_re, const R* x_im, R* y_re,
   }
 }
 
+template <typename R>
+void LaneFft<R>::DeinterleaveLanes(const R* from, int64_t stride, int64_t count, R* re, R* im) {
+  if (eigen_dot_internal::KernelsSupported()) {
+    lane_fft_internal::avx512::DeinterleaveLanes(from, stride, count, re, im);
+  } else {
+    lane_fft_internal::baseline::DeinterleaveLanes(from, stride, count, re, im);
+  }
+}
+
+template <typename R>
+void LaneFft<R>::InterleaveLanes(const R* re, const R* im, R scale, int64_t count, R* to,
+                                 int64_t stride) {
+  if (eigen_dot_internal::KernelsSupported()) {
+    lane_fft_internal::avx512::InterleaveLanes(re, im, scale, count, to, stride);
+  } else {
+    lane_fft_internal::baseline::InterleaveLanes(re, im, scale, count, to, stride);
+  }
+}
+
 template class LaneFft<float>;
 template class LaneFft<double>;
 

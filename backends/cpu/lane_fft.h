@@ -64,6 +64,15 @@ class LaneFft {
   static void SplitRealPairs(int64_t n, R* z_re, R* z_im, R* x_re, R* x_im);
   static void JoinRealPairs(int64_t n, const R* x_re, const R* x_im, R* y_re, R* y_im);
 
+  // Lanes of adjacent complex lines (the columns of a 2-D transform):
+  // element k of the kLanes lines is kLanes interleaved complex values at
+  // from + k * stride (reals), split into re[k * kLanes + l] and
+  // im[k * kLanes + l], for k < count; InterleaveLanes the way back,
+  // scaled.
+  static void DeinterleaveLanes(const R* from, int64_t stride, int64_t count, R* re, R* im);
+  static void InterleaveLanes(const R* re, const R* im, R scale, int64_t count, R* to,
+                              int64_t stride);
+
  private:
   struct Bluestein;
   std::pair<R*, R*> TransformByBluestein(R* re, R* im, bool inverse) const;

@@ -257,13 +257,8 @@ void LaneTransformAxis(const LaneFft<R>& fft, int64_t outer, int64_t inner, Line
       const bool adjacent = inner > 1 && count == L && in_base[L - 1] == in_base[0] + L - 1 &&
                             in_kind == LineIn::kComplex && out_kind == LineOut::kComplex;
       if (adjacent) {
-        const C* from = static_cast<const C*>(in) + in_base[0];
-        for (int64_t k = 0; k < n; ++k) {
-          for (int l = 0; l < L; ++l) {
-            re[k * L + l] = from[k * inner + l].real();
-            im[k * L + l] = from[k * inner + l].imag();
-          }
-        }
+        LaneFft<R>::DeinterleaveLanes(static_cast<const R*>(in) + 2 * in_base[0], 2 * inner, n, re,
+                                      im);
       }
       int64_t tiled = adjacent ? n : 0;
       if constexpr (std::is_same_v<R, float>) {
@@ -305,12 +300,8 @@ void LaneTransformAxis(const LaneFft<R>& fft, int64_t outer, int64_t inner, Line
           fft.Transform(re, im, im + n * L, im + 2 * n * L, inverse);
       tiled = 0;
       if (adjacent) {
-        C* to = static_cast<C*>(out) + out_base[0];
-        for (int64_t k = 0; k < n; ++k) {
-          for (int l = 0; l < L; ++l) {
-            to[k * inner + l] = C(result_re[k * L + l] * scale, result_im[k * L + l] * scale);
-          }
-        }
+        LaneFft<R>::InterleaveLanes(result_re, result_im, scale, n,
+                                    static_cast<R*>(out) + 2 * out_base[0], 2 * inner);
         tiled = n;
       }
       if constexpr (std::is_same_v<R, float>) {

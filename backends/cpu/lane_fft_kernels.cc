@@ -1,4 +1,5 @@
-// RadixPass, SplitRealPairs and JoinRealPairs; see lane_fft_kernels.h.  Every lane is an
+// RadixPass, SplitRealPairs, JoinRealPairs, DeinterleaveLanes and
+// InterleaveLanes; see lane_fft_kernels.h.  Every lane is an
 // independent transform, so a butterfly is the same arithmetic on all of them: one vector of lanes
 // per element, no shuffles.
 #include "backends/cpu/lane_fft_kernels.h"
@@ -154,7 +155,73 @@ void Join(int64_t n, const R* x_re, const R* x_im, R* y_re, R* y_im) {
   }
 }
 
+// The index vector of a shuffle of two vectors of R.
+template <typename R>
+struct IndicesOf;
+template <>
+struct IndicesOf<float> {
+  typedef int32_t type __attribute__((vector_size(64)));
+};
+template <>
+struct IndicesOf<double> {
+  typedef int64_t type __attribute__((vector_size(64)));
+};
+
+// Even and odd elements of the two vectors (lo, hi): the real and the
+// imaginary parts of kLanes interleaved complex values.
+template <typename R>
+typename IndicesOf<R>::type EvenIndices() {
+  typename IndicesOf<R>::type indices;
+  for (int l = 0; l < kLanes<R>; ++l) indices[l] = 2 * l;
+  return indices;
+}
+
+template <typename R>
+void Deinterleave(const R* from, int64_t stride, int64_t count, R* re, R* im) {
+  using V = Lanes<R>;
+  constexpr int L = kLanes<R>;
+  const auto even = EvenIndices<R>();
+  const auto odd = even + 1;
+  for (int64_t k = 0; k < count; ++k) {
+    const V lo = Load(from + k * stride), hi = Load(from + k * stride + L);
+    Store(re + k * L, __builtin_shuffle(lo, hi, even));
+    Store(im + k * L, __builtin_shuffle(lo, hi, odd));
+  }
+}
+
+template <typename R>
+void Interleave(const R* re, const R* im, R scale, int64_t count, R* to, int64_t stride) {
+  using V = Lanes<R>;
+  constexpr int L = kLanes<R>;
+  // Element 2l of the pair (re, im) is re[l], 2l + 1 is im[l].
+  typename IndicesOf<R>::type first, second;
+  for (int l = 0; l < L; ++l) {
+    first[l] = l % 2 == 0 ? l / 2 : L + l / 2;
+    second[l] = l % 2 == 0 ? L / 2 + l / 2 : L + L / 2 + l / 2;
+  }
+  for (int64_t k = 0; k < count; ++k) {
+    const V r = Load(re + k * L) * scale, i = Load(im + k * L) * scale;
+    Store(to + k * stride, __builtin_shuffle(r, i, first));
+    Store(to + k * stride + L, __builtin_shuffle(r, i, second));
+  }
+}
+
 }  // namespace
+
+void DeinterleaveLanes(const float* from, int64_t stride, int64_t count, float* re, float* im) {
+  Deinterleave<float>(from, stride, count, re, im);
+}
+void DeinterleaveLanes(const double* from, int64_t stride, int64_t count, double* re, double* im) {
+  Deinterleave<double>(from, stride, count, re, im);
+}
+void InterleaveLanes(const float* re, const float* im, float scale, int64_t count, float* to,
+                     int64_t stride) {
+  Interleave<float>(re, im, scale, count, to, stride);
+}
+void InterleaveLanes(const double* re, const double* im, double scale, int64_t count, double* to,
+                     int64_t stride) {
+  Interleave<double>(re, im, scale, count, to, stride);
+}
 
 void SplitRealPairs(int64_t n, float* z_re, float* z_im, float* x_re, float* x_im) {
   Split<float>(n, z_re, z_im, x_re, x_im);

@@ -32,7 +32,9 @@ struct RadixStage {
   int64_t m, s;
 };
 
-// Real lines two to a lane (LaneFft::SplitRealPairs, JoinRealPairs).
+// Real lines two to a lane (LaneFft::SplitRealPairs, JoinRealPairs), and
+// lanes of adjacent complex lines (LaneFft::DeinterleaveLanes,
+// InterleaveLanes).
 #define TESSERA_LANE_FFT_DECLARE(ns)                                                               \
   namespace ns {                                                                                   \
   void RadixPass(const RadixStage& stage, const float* twiddle_re, const float* twiddle_im,        \
@@ -46,6 +48,13 @@ struct RadixStage {
   void JoinRealPairs(int64_t n, const float* x_re, const float* x_im, float* y_re, float* y_im);   \
   void JoinRealPairs(int64_t n, const double* x_re, const double* x_im, double* y_re,              \
                      double* y_im);                                                                \
+  void DeinterleaveLanes(const float* from, int64_t stride, int64_t count, float* re, float* im);  \
+  void DeinterleaveLanes(const double* from, int64_t stride, int64_t count, double* re,            \
+                         double* im);                                                              \
+  void InterleaveLanes(const float* re, const float* im, float scale, int64_t count, float* to,    \
+                       int64_t stride);                                                            \
+  void InterleaveLanes(const double* re, const double* im, double scale, int64_t count,            \
+                       double* to, int64_t stride);                                                \
   }
 
 TESSERA_LANE_FFT_DECLARE(baseline)

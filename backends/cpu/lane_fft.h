@@ -6,11 +6,11 @@
 // one line, fill the vector lanes: element k of line l sits at
 // [k * kLanes + l] of split real and imaginary arrays, and every butterfly
 // is plain vertical arithmetic.  The algorithm is Stockham's self-sorting
-// mixed-radix FFT (radix 4, then 2 and the odd primes up to 31, those from
-// 11 on as direct DFTs; no bit reversal), twiddles computed in double once
-// per plan.  A length with a prime factor above 31 runs as Bluestein's
-// chirp-z transform: a cyclic convolution of length m >= 2n - 1 (2^a,
-// 3 * 2^a or 5 * 2^a) through two smooth transforms of length m.
+// mixed-radix FFT (radix 4, then 2 and the odd primes up to 31: 3 and 5
+// in butterflies of their own, the others as direct DFTs; no bit
+// reversal), twiddles computed in double once per plan.  A length with a prime factor above 31 runs
+// as Bluestein's chirp-z transform: a cyclic convolution of length m >= 2n - 1 (2^a, 3 * 2^a or 5 *
+// 2^a) through two smooth transforms of length m.
 //
 //   LaneFft<float> fft(1024);
 //   auto [result_re, result_im] = fft.Transform(re, im, work_re, work_im, false);

@@ -434,9 +434,7 @@ ENTRY main {
   ROOT t = (f8e4m3fn[5,4], s32[5,4], f8e4m3fnuz[3,20], s32[3,20]) tuple(a0, a1, b0, b1)
 }
 )";
-  Counts counts;
-  CheckModule(text, {}, &counts, CpuCompileOptions());
-  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+  CheckNativeModule(text);
 }
 
 // topk: largest and smallest, ties (lower index first), signed zeros and
@@ -569,9 +567,7 @@ ENTRY main {
   ROOT t = (c64[3,16], c64[2,4,8], c64[5,7], f32[3,16], f32[2,6,8], c128[2,3,4,5], c128[4,6], c64[5000,7]) tuple(fa, fb, fc, fd, fe, ff, fg, fh)
 }
 )";
-  Counts counts;
-  CheckModule(text, {}, &counts, CpuCompileOptions());
-  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+  CheckNativeModule(text);
 }
 
 // fft through LaneFft (lane_fft.h), which runs where the lines fill the
@@ -626,9 +622,7 @@ ENTRY main {
   ROOT t = (c64[40,16], c64[33,12], c64[21,16], f32[19,30], f32[19,15], f32[3,10,10], c64[4,6,11], c128[17,64], c128[9,5,7], c64[20,37], c128[11,25], c64[1,64], c64[40,13], c64[9,33], c128[10,101], c64[16,38], f32[8,82], c64[2,37,12]) tuple(fa, fb, fc, fd, fe, ff, fg, fh, fi, fj, fk, fl, fm, fn, fo, fp, fq, fr)
 }
 )";
-  Counts counts;
-  CheckModule(text, {}, &counts, CpuCompileOptions());
-  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+  CheckNativeModule(text);
 }
 
 // A long line whose length is not a power of two, too few lines to fill
@@ -704,9 +698,7 @@ ENTRY main {
       tuple(fa, fb, fc, fd, fe)
 }
 )";
-  Counts counts;
-  CheckModule(text, {}, &counts, CpuCompileOptions());
-  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+  CheckNativeModule(text);
 }
 
 // The columns of 2-D and 3-D transforms: a group of lanes of adjacent
@@ -731,9 +723,7 @@ ENTRY main {
       tuple(fa, fb, fc, fd, fe)
 }
 )";
-  Counts counts;
-  CheckModule(text, {}, &counts, CpuCompileOptions());
-  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+  CheckNativeModule(text);
 }
 
 // Real transforms and 2-D transforms with an axis beyond LaneFft's reach
@@ -827,9 +817,7 @@ ENTRY main {
       tuple(fa, fb, fc, fd, fe)
 }
 )";
-  Counts counts;
-  CheckModule(text, {}, &counts, CpuCompileOptions());
-  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+  CheckNativeModule(text);
 }
 
 // Long 1-D FFTs and IFFTs of few lines run in four steps (four_step_fft.h):
@@ -850,9 +838,7 @@ ENTRY main {
   ROOT t = (c64[2,4096], c64[1,1024], c64[3,3840], c128[3,256]) tuple(fa, fb, fc, fd)
 }
 )";
-  Counts counts;
-  CheckModule(text, {}, &counts, CpuCompileOptions());
-  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+  CheckNativeModule(text);
 }
 
 // A cumulative sum (a reduce-window) whose result, through elementwise
@@ -905,9 +891,7 @@ ENTRY main {
   ROOT t = (c64[33,21], c128[3,17,9]{1,2,0}) tuple(ab, cd)
 }
 )";
-  Counts counts;
-  CheckModule(text, {}, &counts, CpuCompileOptions());
-  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+  CheckNativeModule(text);
 }
 
 // A loop whose condition ANDs a pred element of the state (jax's
@@ -952,9 +936,7 @@ ENTRY main {
   ROOT w = (f32[4], s64[], pred[]) while(init), condition=cond, body=body
 }
 )";
-  Counts counts;
-  CheckModule(text, {}, &counts, CpuCompileOptions());
-  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+  CheckNativeModule(text);
 }
 
 // Dots whose operands or result do not collapse to one GEMM stride per
@@ -979,9 +961,7 @@ ENTRY main {
   ROOT t = (f32[3,4,6], f32[2,3,9]{0,2,1}, bf16[2,6,3,3,5]) tuple(ab, cd, ef)
 }
 )";
-  Counts counts;
-  CheckModule(text, {}, &counts, CpuCompileOptions());
-  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+  CheckNativeModule(text);
 }
 
 // Counted loops run their trip count without the condition (up by 1 from
@@ -1373,9 +1353,7 @@ ENTRY main {
   ROOT out = (f32[16,128], f32[1,16,128], f32[1,16,32]) tuple(t, r, r2)
 }
 )";
-  Counts counts;
-  CheckModule(text, {}, &counts, CpuCompileOptions());
-  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, CpuCompileOptions());
+  CheckNativeModule(text);
 }
 
 // Select-and-scatter: JAX's max-pool gradient (ge select, add scatter)

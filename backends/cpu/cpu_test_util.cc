@@ -239,6 +239,12 @@ std::string Fallbacks(absl::string_view text, const CpuCompileOptions& options) 
   return out;
 }
 
+void CheckNativeModule(absl::string_view text, const CpuCompileOptions& options) {
+  Counts counts;
+  CheckModule(text, {}, &counts, options);
+  EXPECT_EQ(counts.fallback, 0) << Fallbacks(text, options);
+}
+
 std::string ReadAll(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream buffer;

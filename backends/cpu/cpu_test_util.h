@@ -63,6 +63,10 @@ void CheckModule(absl::string_view text, std::vector<Literal> arguments = {},
 // The fallbacks of `text` compiled with `options`, one a line.
 std::string Fallbacks(absl::string_view text, const CpuCompileOptions& options = {});
 
+// CheckModule on random arguments, and no instruction of `text` left to
+// the evaluator (the fallbacks listed where one is).
+void CheckNativeModule(absl::string_view text, const CpuCompileOptions& options = {});
+
 std::string ReadAll(const std::filesystem::path& path);
 
 }  // namespace testing

@@ -20,8 +20,11 @@ constexpr int64_t kBlockPoints = int64_t{1} << 20;
 
 bool PowerOfTwo(int64_t n) { return (n & (n - 1)) == 0; }
 
-// Points per task of the loads and stores split over the pool.
+// Points per task of the loads and stores split over the pool, and the
+// points in all from which they are split (fewer cost more to hand out
+// than to move).
 constexpr int64_t kChunkPoints = 4096;
+constexpr int64_t kParallelPoints = int64_t{1} << 15;
 
 // body(line, begin, end) for `lines` lines of `extent` points in chunks of
 // kChunkPoints, split over the pool (may be null) when they are many.
@@ -34,7 +37,7 @@ void ForChunks(runtime::ThreadPool* pool, int64_t lines, int64_t extent,
       body(line, k0, std::min(extent, k0 + kChunkPoints));
     }
   };
-  if (pool == nullptr || tasks < 2) {
+  if (pool == nullptr || lines * extent < kParallelPoints) {
     run(0, tasks);
   } else {
     pool->ParallelFor(tasks, pool->BlockSizeFor(tasks), run);

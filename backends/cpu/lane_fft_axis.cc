@@ -78,6 +78,22 @@ int64_t ScatterTiles(const float* re, const float* im, float scale, bool complex
   return k0;
 }
 
+// The four lane buffers of n elements of a pass (uninitialized), staggered
+// by 4 elements each: for power-of-two lengths their rows would otherwise
+// share the L1 cache's sets, which the butterflies read and write at once
+// (256 lines of 1024 points 0.175 -> 0.16 ms, 2000 of 512 0.66 -> 0.62).
+template <typename R>
+std::unique_ptr<R[]> LaneBuffers(int64_t n, R** re, R** im, R** work_re, R** work_im) {
+  constexpr int64_t L = LaneFft<R>::kLanes;
+  const int64_t pitch = n * L + 4 * L;
+  std::unique_ptr<R[]> buffer(new R[4 * pitch]);
+  *re = buffer.get();
+  *im = *re + pitch;
+  *work_re = *im + pitch;
+  *work_im = *work_re + pitch;
+  return buffer;
+}
+
 // Real lines two to a lane, for an RFFT's last axis (`forward`: real lines
 // to half spectra) or an IRFFT's (half spectra to real lines): lane l of
 // a group holds lines 2l and 2l + 1 of it as one complex line z = x + i y,
@@ -98,11 +114,8 @@ void TransformRealPairs(const LaneFft<R>& fft, int64_t lines, bool forward, cons
   const R scale = forward ? R(1) : R(1) / static_cast<R>(n);
   auto run = [&](int64_t begin, int64_t end) {
     // Uninitialized: the gather writes every element the transform reads.
-    std::unique_ptr<R[]> buffer(new R[4 * n * L]);
-    R* re = buffer.get();
-    R* im = re + n * L;
-    R* work_re = im + n * L;
-    R* work_im = work_re + n * L;
+    R *re, *im, *work_re, *work_im;
+    const std::unique_ptr<R[]> buffer = LaneBuffers(n, &re, &im, &work_re, &work_im);
     for (int64_t group = begin; group < end; ++group) {
       const int64_t first = group * kGroup;
       const int64_t count = std::min(kGroup, lines - first);
@@ -233,9 +246,8 @@ void LaneTransformAxis(const LaneFft<R>& fft, int64_t outer, int64_t inner, Line
   }
   auto run = [&](int64_t begin, int64_t end) {
     // Uninitialized: the gather writes every element the transform reads.
-    std::unique_ptr<R[]> buffer(new R[4 * n * L]);
-    R* re = buffer.get();
-    R* im = re + n * L;
+    R *re, *im, *work_re, *work_im;
+    const std::unique_ptr<R[]> buffer = LaneBuffers(n, &re, &im, &work_re, &work_im);
     int64_t in_base[L], out_base[L];
     for (int64_t group = begin; group < end; ++group) {
       const int64_t first = group * L;
@@ -296,8 +308,7 @@ void LaneTransformAxis(const LaneFft<R>& fft, int64_t outer, int64_t inner, Line
         }
       }
       // Where the last stage left the lines (re and im are scratch after).
-      const auto [result_re, result_im] =
-          fft.Transform(re, im, im + n * L, im + 2 * n * L, inverse);
+      const auto [result_re, result_im] = fft.Transform(re, im, work_re, work_im, inverse);
       tiled = 0;
       if (adjacent) {
         LaneFft<R>::InterleaveLanes(result_re, result_im, scale, n,

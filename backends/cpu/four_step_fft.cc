@@ -4,9 +4,11 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "absl/functional/function_ref.h"
+#include "backends/cpu/transpose_tile.h"
 #include "runtime/thread_pool.h"
 
 namespace tessera {
@@ -104,11 +106,13 @@ void FourStepFft<R>::Transform(const std::complex<R>* in, std::complex<R>* out, 
       const int64_t line = task / column_blocks, b = task % column_blocks;
       const int count = static_cast<int>(std::min<int64_t>(L, n2 - b * L));
       const std::complex<R>* x = in + line * n + b * L;
-      for (int64_t j1 = 0; j1 < n1; ++j1) {
-        if (count < L) {
-          std::fill(re + j1 * L, re + (j1 + 1) * L, R(0));
-          std::fill(im + j1 * L, im + (j1 + 1) * L, R(0));
-        }
+      // A whole block's 16 columns are 16 adjacent points of each row.
+      if (count == L) {
+        LaneFft<R>::DeinterleaveLanes(reinterpret_cast<const R*>(x), 2 * n2, n1, re, im);
+      }
+      for (int64_t j1 = 0; j1 < n1 && count < L; ++j1) {
+        std::fill(re + j1 * L, re + (j1 + 1) * L, R(0));
+        std::fill(im + j1 * L, im + (j1 + 1) * L, R(0));
         for (int l = 0; l < count; ++l) {
           re[j1 * L + l] = x[n2 * j1 + l].real();
           im[j1 * L + l] = x[n2 * j1 + l].imag();
@@ -118,7 +122,29 @@ void FourStepFft<R>::Transform(const std::complex<R>* in, std::complex<R>* out, 
           columns_.Transform(re, im, im + n1 * L, im + 2 * n1 * L, inverse);
       R* to_re = rows_re.get() + line * per_line;
       R* to_im = rows_im.get() + line * per_line;
-      for (int64_t k1 = 0; k1 < n1; ++k1) {
+      int64_t k1 = 0;
+      if constexpr (std::is_same_v<R, float>) {
+        // Whole 16 x 16 blocks twiddled in a tile ([k1][l], as the columns
+        // left them), then transposed into the rows' layout ([j2][k1]).
+        const TransposeTileFunction transpose = TransposeTileRoutine();
+        alignas(64) float tile_re[L * L], tile_im[L * L];
+        for (; count == L && k1 + L <= n1; k1 += L) {
+          for (int kk = 0; kk < L; ++kk) {
+            const float* a_re = column_re + (k1 + kk) * L;
+            const float* a_im = column_im + (k1 + kk) * L;
+            const float* w_re = twiddle_re_.data() + (k1 + kk) * n2 + b * L;
+            const float* w_im = twiddle_im_.data() + (k1 + kk) * n2 + b * L;
+            for (int l = 0; l < L; ++l) {
+              const float wi = sign * w_im[l];
+              tile_re[kk * L + l] = a_re[l] * w_re[l] - a_im[l] * wi;
+              tile_im[kk * L + l] = a_re[l] * wi + a_im[l] * w_re[l];
+            }
+          }
+          transpose(tile_re, L, to_re + (k1 / L) * n2 * L + b * L * L);
+          transpose(tile_im, L, to_im + (k1 / L) * n2 * L + b * L * L);
+        }
+      }
+      for (; k1 < n1; ++k1) {
         R* row_re = to_re + (k1 / L) * n2 * L + k1 % L;
         R* row_im = to_im + (k1 / L) * n2 * L + k1 % L;
         const R* w_re = twiddle_re_.data() + k1 * n2 + b * L;
@@ -150,6 +176,10 @@ void FourStepFft<R>::Transform(const std::complex<R>* in, std::complex<R>* out, 
       const auto [row_re, row_im] =
           rows_.Transform(re, im, work.get(), work.get() + n2 * L, inverse);
       std::complex<R>* x = out + line * n + c * L;
+      if (count == L) {  // 16 adjacent outputs per k2
+        LaneFft<R>::InterleaveLanes(row_re, row_im, scale, n2, reinterpret_cast<R*>(x), 2 * n1);
+        continue;
+      }
       for (int64_t k2 = 0; k2 < n2; ++k2) {
         for (int l = 0; l < count; ++l) {
           x[n1 * k2 + l] = std::complex<R>(row_re[k2 * L + l] * scale, row_im[k2 * L + l] * scale);

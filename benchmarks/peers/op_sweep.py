@@ -83,6 +83,14 @@ OPS = {
     "logcumsumexp": (lambda x: lax.cumlogsumexp(x, 1), [f32(1024, 1024)]),
     "top_k": (lambda x: lax.top_k(x, 8)[0], [f32(1024, 1024)]),
     "fft_rows": (lambda x: jnp.abs(jnp.fft.fft(x)), [f32(256, 1024)]),
+    # Real and 2-D transforms, a short-time spectrum's frames, decimal and
+    # long odd lengths (few lines: a line at a time).
+    "rfft_frames": (lambda x: jnp.fft.rfft(x), [f32(2000, 512)]),
+    "irfft_frames": (lambda x: jnp.fft.irfft(jnp.fft.rfft(x) * 0.5), [f32(2000, 512)]),
+    "fft2_512": (lambda x: jnp.fft.fft2(x.astype(jnp.complex64)), [f32(4, 512, 512)]),
+    "fft2_1000": (lambda x: jnp.fft.fft2(x.astype(jnp.complex64)), [f32(1000, 1000)]),
+    "fft_20000": (lambda x: jnp.fft.fft(x.astype(jnp.complex64)), [f32(1, 20000)]),
+    "rfft_300007": (lambda x: jnp.fft.rfft(x), [f32(1, 300007)]),
     "depthwise_conv": (
         lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME",
                                               dimension_numbers=("NHWC", "HWIO", "NHWC"),

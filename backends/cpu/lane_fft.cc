@@ -224,6 +224,41 @@ void LaneFft<R>::InterleaveLanes(const R* re, const R* im, R scale, int64_t coun
   }
 }
 
+template <typename R>
+void PackedToSpectrum(int64_t h, int64_t begin, int64_t end, const std::complex<R>* z,
+                      const std::complex<R>* w, std::complex<R>* x) {
+  const R* zr = reinterpret_cast<const R*>(z);
+  const R* wr = reinterpret_cast<const R*>(w);
+  R* xr = reinterpret_cast<R*>(x);
+  if (eigen_dot_internal::KernelsSupported()) {
+    lane_fft_internal::avx512::PackedToSpectrum(h, begin, end, zr, wr, xr);
+  } else {
+    lane_fft_internal::baseline::PackedToSpectrum(h, begin, end, zr, wr, xr);
+  }
+}
+
+template <typename R>
+void SpectrumToPacked(int64_t h, int64_t begin, int64_t end, const std::complex<R>* x,
+                      const std::complex<R>* w, std::complex<R>* z) {
+  const R* xr = reinterpret_cast<const R*>(x);
+  const R* wr = reinterpret_cast<const R*>(w);
+  R* zr = reinterpret_cast<R*>(z);
+  if (eigen_dot_internal::KernelsSupported()) {
+    lane_fft_internal::avx512::SpectrumToPacked(h, begin, end, xr, wr, zr);
+  } else {
+    lane_fft_internal::baseline::SpectrumToPacked(h, begin, end, xr, wr, zr);
+  }
+}
+
+template void PackedToSpectrum<float>(int64_t, int64_t, int64_t, const std::complex<float>*,
+                                      const std::complex<float>*, std::complex<float>*);
+template void PackedToSpectrum<double>(int64_t, int64_t, int64_t, const std::complex<double>*,
+                                       const std::complex<double>*, std::complex<double>*);
+template void SpectrumToPacked<float>(int64_t, int64_t, int64_t, const std::complex<float>*,
+                                      const std::complex<float>*, std::complex<float>*);
+template void SpectrumToPacked<double>(int64_t, int64_t, int64_t, const std::complex<double>*,
+                                       const std::complex<double>*, std::complex<double>*);
+
 template class LaneFft<float>;
 template class LaneFft<double>;
 

@@ -17,6 +17,7 @@
 #ifndef TESSERA_BACKENDS_CPU_LANE_FFT_H_
 #define TESSERA_BACKENDS_CPU_LANE_FFT_H_
 
+#include <complex>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -86,6 +87,21 @@ class LaneFft {
   std::vector<Stage> stages_;
   std::shared_ptr<const Bluestein> bluestein_;  // null for smooth lengths
 };
+
+// A real line of n = 2h points packed into h complex points z (z[j] =
+// x[2j] + i x[2j+1]) and its spectrum X (line_fft.cc; vectorized along
+// the line, not over lanes).  PackedToSpectrum: from Z = DFT_h(z),
+// X[k] = (Z[k] + conj(Z[h-k])) / 2 + w[k] (Z[k] - conj(Z[h-k])) / 2i;
+// SpectrumToPacked: the inverse's packed line Z[k] = E + i O from X, with
+// E = (X[k] + conj(X[h-k])) / 2 and O = (X[k] - conj(X[h-k])) conj(w[k]) / 2.
+// w[k] = e^(-2 pi i k / n).  For k in [begin, end), 1 <= k < h; arrays of
+// interleaved complex values (x and z must not overlap).
+template <typename R>
+void PackedToSpectrum(int64_t h, int64_t begin, int64_t end, const std::complex<R>* z,
+                      const std::complex<R>* w, std::complex<R>* x);
+template <typename R>
+void SpectrumToPacked(int64_t h, int64_t begin, int64_t end, const std::complex<R>* x,
+                      const std::complex<R>* w, std::complex<R>* z);
 
 extern template class LaneFft<float>;
 extern template class LaneFft<double>;

@@ -277,7 +277,102 @@ void Interleave(const R* re, const R* im, R scale, int64_t count, R* to, int64_t
   }
 }
 
+// Shuffles of interleaved complex values within a vector (C = kLanes / 2
+// of them): complex order reversed, parts swapped, real or imaginary parts
+// duplicated; and the signs (1, -1, 1, -1, ...) of a conjugate.
+template <typename R>
+struct ComplexShuffles {
+  typename IndicesOf<R>::type reverse, swap, real, imag;
+  Lanes<R> conj;
+  ComplexShuffles() {
+    constexpr int L = kLanes<R>, C = L / 2;
+    for (int l = 0; l < L; ++l) {
+      reverse[l] = (C - 1 - l / 2) * 2 + l % 2;
+      swap[l] = l ^ 1;
+      real[l] = l & ~1;
+      imag[l] = l | 1;
+      conj[l] = l % 2 == 0 ? R(1) : R(-1);
+    }
+  }
+};
+
+// For k in [begin, end), 1 <= k < h, of a line v of h complex points
+// (interleaved parts), with a = v[k] and b = conj(v[h - k]): out[k] =
+// combine(e, d, w[k]) for e = (a + b) / 2 and d = (a - b) / 2, over
+// vectors of C points (b's block reversed) and then one point at a time.
+// combine takes and returns real and imaginary parts as vectors (each
+// twiddle part duplicated) or as scalars (a pair returned).
+template <typename R, typename Combine>
+void AlongPackedLine(int64_t h, int64_t begin, int64_t end, const R* v, const R* w, R* out,
+                     Combine combine) {
+  using V = Lanes<R>;
+  constexpr int C = kLanes<R> / 2;
+  const ComplexShuffles<R> sh;
+  int64_t k = begin < 1 ? 1 : begin;
+  for (; k + C <= end && k + C <= h; k += C) {
+    const V a = Load(v + 2 * k);
+    const V b = __builtin_shuffle(Load(v + 2 * (h - k - C + 1)), sh.reverse) * sh.conj;
+    const V ww = Load(w + 2 * k);
+    Store(out + 2 * k,
+          combine.Vector(sh, (a + b) * R(0.5), (a - b) * R(0.5), __builtin_shuffle(ww, sh.real),
+                         __builtin_shuffle(ww, sh.imag)));
+  }
+  for (; k < end; ++k) {
+    const R ar = v[2 * k], ai = v[2 * k + 1];
+    const R br = v[2 * (h - k)], bi = -v[2 * (h - k) + 1];
+    combine.Scalar((ar + br) / 2, (ai + bi) / 2, (ar - br) / 2, (ai - bi) / 2, w[2 * k],
+                   w[2 * k + 1], out + 2 * k);
+  }
+}
+
+// X[k] = e + w (d / i): PackedToSpectrum in lane_fft_kernels.h.
+struct ToSpectrum {
+  template <typename R, typename V>
+  V Vector(const ComplexShuffles<R>& sh, V e, V d, V wr, V wi) const {
+    const V o = __builtin_shuffle(d, sh.swap) * sh.conj;  // d / i
+    return e + wr * o - wi * (__builtin_shuffle(o, sh.swap) * sh.conj);
+  }
+  template <typename R>
+  void Scalar(R er, R ei, R dr, R di, R wr, R wi, R* x) const {
+    const R orr = di, oi = -dr;  // d / i
+    x[0] = er + wr * orr - wi * oi;
+    x[1] = ei + wr * oi + wi * orr;
+  }
+};
+
+// Z[k] = e + i d conj(w): SpectrumToPacked.
+struct FromSpectrum {
+  template <typename R, typename V>
+  V Vector(const ComplexShuffles<R>& sh, V e, V d, V wr, V wi) const {
+    const V o = wr * d + wi * (__builtin_shuffle(d, sh.swap) * sh.conj);  // d conj(w)
+    return e - __builtin_shuffle(o, sh.swap) * sh.conj;                   // e + i o
+  }
+  template <typename R>
+  void Scalar(R er, R ei, R dr, R di, R wr, R wi, R* z) const {
+    const R orr = wr * dr + wi * di, oi = wr * di - wi * dr;
+    z[0] = er - oi;
+    z[1] = ei + orr;
+  }
+};
+
 }  // namespace
+
+void PackedToSpectrum(int64_t h, int64_t begin, int64_t end, const float* z, const float* w,
+                      float* x) {
+  AlongPackedLine<float>(h, begin, end, z, w, x, ToSpectrum());
+}
+void PackedToSpectrum(int64_t h, int64_t begin, int64_t end, const double* z, const double* w,
+                      double* x) {
+  AlongPackedLine<double>(h, begin, end, z, w, x, ToSpectrum());
+}
+void SpectrumToPacked(int64_t h, int64_t begin, int64_t end, const float* x, const float* w,
+                      float* z) {
+  AlongPackedLine<float>(h, begin, end, x, w, z, FromSpectrum());
+}
+void SpectrumToPacked(int64_t h, int64_t begin, int64_t end, const double* x, const double* w,
+                      double* z) {
+  AlongPackedLine<double>(h, begin, end, x, w, z, FromSpectrum());
+}
 
 void DeinterleaveLanes(const float* from, int64_t stride, int64_t count, float* re, float* im) {
   Deinterleave<float>(from, stride, count, re, im);

@@ -32,9 +32,11 @@ struct RadixStage {
   int64_t m, s;
 };
 
-// Real lines two to a lane (LaneFft::SplitRealPairs, JoinRealPairs), and
+// Real lines two to a lane (LaneFft::SplitRealPairs, JoinRealPairs),
 // lanes of adjacent complex lines (LaneFft::DeinterleaveLanes,
-// InterleaveLanes).
+// InterleaveLanes), and a real line packed two points to one complex
+// point, vectorized along the line (PackedToSpectrum, SpectrumToPacked in
+// lane_fft.h).
 #define TESSERA_LANE_FFT_DECLARE(ns)                                                               \
   namespace ns {                                                                                   \
   void RadixPass(const RadixStage& stage, const float* twiddle_re, const float* twiddle_im,        \
@@ -55,6 +57,14 @@ struct RadixStage {
                        int64_t stride);                                                            \
   void InterleaveLanes(const double* re, const double* im, double scale, int64_t count,            \
                        double* to, int64_t stride);                                                \
+  void PackedToSpectrum(int64_t h, int64_t begin, int64_t end, const float* z, const float* w,     \
+                        float* x);                                                                 \
+  void PackedToSpectrum(int64_t h, int64_t begin, int64_t end, const double* z, const double* w,   \
+                        double* x);                                                                \
+  void SpectrumToPacked(int64_t h, int64_t begin, int64_t end, const float* x, const float* w,     \
+                        float* z);                                                                 \
+  void SpectrumToPacked(int64_t h, int64_t begin, int64_t end, const double* x, const double* w,   \
+                        double* z);                                                                \
   }
 
 TESSERA_LANE_FFT_DECLARE(baseline)

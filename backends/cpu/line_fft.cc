@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "backends/cpu/fft_complex.h"
+#include "backends/cpu/lane_fft.h"
 #include "runtime/thread_pool.h"
 
 namespace tessera {
@@ -164,17 +166,24 @@ void LineFft<R>::TransformPacked(int64_t outer, int64_t inner, LineIn in_kind, c
     const int64_t o = index / inner, c = index % inner;
     if (in_kind == LineIn::kReal) {
       const R* x = static_cast<const R*>(in) + o * n * inner + c;
+      if (inner == 1) {  // the pairs of points are the complex points
+        std::memcpy(z + k0, x + 2 * k0, sizeof(C) * (k1 - k0));
+        return;
+      }
       for (int64_t j = k0; j < k1; ++j) z[j] = C(x[2 * j * inner], x[(2 * j + 1) * inner]);
       return;
     }
     const C* x = static_cast<const C*>(in) + o * (h + 1) * inner + c;
+    if (inner == 1) {
+      SpectrumToPacked<R>(h, k0, k1, x, w, z);
+    }
     if (k0 == 0) {
       // X[0] and X[h] count by their real parts: the result is the real
       // part of the inverse of the spectrum rebuilt from its first half.
       const R x0 = x[0].real(), xh = x[h * inner].real();
       z[0] = C((x0 + xh) / 2, (x0 - xh) / 2);
     }
-    for (int64_t k = std::max<int64_t>(k0, 1); k < k1; ++k) {
+    for (int64_t k = std::max<int64_t>(k0, 1); k < k1 && inner > 1; ++k) {
       const C a = x[k * inner], b = std::conj(x[(h - k) * inner]);
       const C even = Half(a + b), odd = MultiplyByConj(Half(a - b), w[k]);
       z[k] = C(even.real() - odd.imag(), even.imag() + odd.real());  // E + i O
@@ -187,6 +196,10 @@ void LineFft<R>::TransformPacked(int64_t outer, int64_t inner, LineIn in_kind, c
     const int64_t o = index / inner, c = index % inner;
     if (out_kind == LineOut::kReal) {
       R* x = static_cast<R*>(out) + o * n * inner + c;
+      if (inner == 1) {
+        std::memcpy(x + 2 * k0, z + k0, sizeof(C) * (k1 - k0));
+        return;
+      }
       for (int64_t j = k0; j < k1; ++j) {
         x[2 * j * inner] = z[j].real();
         x[(2 * j + 1) * inner] = z[j].imag();
@@ -197,6 +210,10 @@ void LineFft<R>::TransformPacked(int64_t outer, int64_t inner, LineIn in_kind, c
     if (k0 == 0) {
       x[0] = C(z[0].real() + z[0].imag(), 0);
       x[h * inner] = C(z[0].real() - z[0].imag(), 0);
+    }
+    if (inner == 1) {
+      PackedToSpectrum<R>(h, k0, k1, z, w, x);
+      return;
     }
     for (int64_t k = std::max<int64_t>(k0, 1); k < k1; ++k) {
       const C a = z[k], b = std::conj(z[h - k]);

@@ -129,17 +129,9 @@ void FourStepFft<R>::Transform(const std::complex<R>* in, std::complex<R>* out, 
         const TransposeTileFunction transpose = TransposeTileRoutine();
         alignas(64) float tile_re[L * L], tile_im[L * L];
         for (; count == L && k1 + L <= n1; k1 += L) {
-          for (int kk = 0; kk < L; ++kk) {
-            const float* a_re = column_re + (k1 + kk) * L;
-            const float* a_im = column_im + (k1 + kk) * L;
-            const float* w_re = twiddle_re_.data() + (k1 + kk) * n2 + b * L;
-            const float* w_im = twiddle_im_.data() + (k1 + kk) * n2 + b * L;
-            for (int l = 0; l < L; ++l) {
-              const float wi = sign * w_im[l];
-              tile_re[kk * L + l] = a_re[l] * w_re[l] - a_im[l] * wi;
-              tile_im[kk * L + l] = a_re[l] * wi + a_im[l] * w_re[l];
-            }
-          }
+          LaneFft<float>::TwiddleRows(
+              L, column_re + k1 * L, column_im + k1 * L, twiddle_re_.data() + k1 * n2 + b * L,
+              twiddle_im_.data() + k1 * n2 + b * L, n2, sign, tile_re, tile_im);
           transpose(tile_re, L, to_re + (k1 / L) * n2 * L + b * L * L);
           transpose(tile_im, L, to_im + (k1 / L) * n2 * L + b * L * L);
         }

@@ -225,6 +225,18 @@ void LaneFft<R>::InterleaveLanes(const R* re, const R* im, R scale, int64_t coun
 }
 
 template <typename R>
+void LaneFft<R>::TwiddleRows(int64_t rows, const R* a_re, const R* a_im, const R* w_re,
+                             const R* w_im, int64_t w_stride, R sign, R* y_re, R* y_im) {
+  if (eigen_dot_internal::KernelsSupported()) {
+    lane_fft_internal::avx512::TwiddleRows(rows, a_re, a_im, w_re, w_im, w_stride, sign, y_re,
+                                           y_im);
+  } else {
+    lane_fft_internal::baseline::TwiddleRows(rows, a_re, a_im, w_re, w_im, w_stride, sign, y_re,
+                                             y_im);
+  }
+}
+
+template <typename R>
 void PackedToSpectrum(int64_t h, int64_t begin, int64_t end, const std::complex<R>* z,
                       const std::complex<R>* w, std::complex<R>* x) {
   const R* zr = reinterpret_cast<const R*>(z);

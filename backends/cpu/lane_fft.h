@@ -73,6 +73,11 @@ class LaneFft {
   static void DeinterleaveLanes(const R* from, int64_t stride, int64_t count, R* re, R* im);
   static void InterleaveLanes(const R* re, const R* im, R scale, int64_t count, R* to,
                               int64_t stride);
+  // y[r] = a[r] * w[r] (w's imaginary parts times `sign`) for `rows` rows
+  // of kLanes lanes: a and y kLanes apart, w w_stride apart (in place or
+  // not).
+  static void TwiddleRows(int64_t rows, const R* a_re, const R* a_im, const R* w_re, const R* w_im,
+                          int64_t w_stride, R sign, R* y_re, R* y_im);
 
  private:
   struct Bluestein;

@@ -355,7 +355,29 @@ struct FromSpectrum {
   }
 };
 
+template <typename R>
+void Twiddle(int64_t rows, const R* a_re, const R* a_im, const R* w_re, const R* w_im,
+             int64_t w_stride, R sign, R* y_re, R* y_im) {
+  using V = Lanes<R>;
+  constexpr int L = kLanes<R>;
+  for (int64_t r = 0; r < rows; ++r) {
+    const V ar = Load(a_re + r * L), ai = Load(a_im + r * L);
+    const V wr = Load(w_re + r * w_stride), wi = Load(w_im + r * w_stride) * sign;
+    Store(y_re + r * L, ar * wr - ai * wi);
+    Store(y_im + r * L, ar * wi + ai * wr);
+  }
+}
+
 }  // namespace
+
+void TwiddleRows(int64_t rows, const float* a_re, const float* a_im, const float* w_re,
+                 const float* w_im, int64_t w_stride, float sign, float* y_re, float* y_im) {
+  Twiddle<float>(rows, a_re, a_im, w_re, w_im, w_stride, sign, y_re, y_im);
+}
+void TwiddleRows(int64_t rows, const double* a_re, const double* a_im, const double* w_re,
+                 const double* w_im, int64_t w_stride, double sign, double* y_re, double* y_im) {
+  Twiddle<double>(rows, a_re, a_im, w_re, w_im, w_stride, sign, y_re, y_im);
+}
 
 void PackedToSpectrum(int64_t h, int64_t begin, int64_t end, const float* z, const float* w,
                       float* x) {

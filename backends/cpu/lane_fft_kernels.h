@@ -34,9 +34,9 @@ struct RadixStage {
 
 // Real lines two to a lane (LaneFft::SplitRealPairs, JoinRealPairs),
 // lanes of adjacent complex lines (LaneFft::DeinterleaveLanes,
-// InterleaveLanes), and a real line packed two points to one complex
-// point, vectorized along the line (PackedToSpectrum, SpectrumToPacked in
-// lane_fft.h).
+// InterleaveLanes, TwiddleRows), and a real line packed two points to one
+// complex point, vectorized along the line (PackedToSpectrum,
+// SpectrumToPacked in lane_fft.h).
 #define TESSERA_LANE_FFT_DECLARE(ns)                                                               \
   namespace ns {                                                                                   \
   void RadixPass(const RadixStage& stage, const float* twiddle_re, const float* twiddle_im,        \
@@ -65,6 +65,10 @@ struct RadixStage {
                         float* z);                                                                 \
   void SpectrumToPacked(int64_t h, int64_t begin, int64_t end, const double* x, const double* w,   \
                         double* z);                                                                \
+  void TwiddleRows(int64_t rows, const float* a_re, const float* a_im, const float* w_re,          \
+                   const float* w_im, int64_t w_stride, float sign, float* y_re, float* y_im);     \
+  void TwiddleRows(int64_t rows, const double* a_re, const double* a_im, const double* w_re,       \
+                   const double* w_im, int64_t w_stride, double sign, double* y_re, double* y_im); \
   }
 
 TESSERA_LANE_FFT_DECLARE(baseline)

@@ -3,7 +3,8 @@
 #include <algorithm>
 
 #include "backends/cpu/bluestein.h"
-#include "backends/cpu/fft_complex.h"
+#include "backends/cpu/lane_fft.h"
+#include "runtime/thread_pool.h"
 
 namespace tessera {
 namespace cpu {
@@ -40,21 +41,31 @@ void BluesteinFft<R>::Transform(const std::complex<R>* in, std::complex<R>* out,
   const int64_t n = n_, m = inner_.size();
   const std::vector<C>& kernel = inverse ? kernel_inverse_ : kernel_;
   // The inverse's chirp is conj(w), and its result carries 1/n.
-  auto times_chirp = [&](C x, int64_t k) {
-    return inverse ? fft_complex::MultiplyByConj(x, chirp_[k])
-                   : fft_complex::Multiply(x, chirp_[k]);
-  };
   const R scale = inverse ? R(1) / static_cast<R>(n) : R(1);
+  // y = a b s over [0, count), in chunks over the pool where long.
+  auto multiply = [&](int64_t count, const C* a, const C* b, bool conjugate_b, R s, C* y) {
+    constexpr int64_t kChunk = int64_t{1} << 14;
+    const int64_t chunks = (count + kChunk - 1) / kChunk;
+    auto run = [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) {
+        const int64_t k = c * kChunk, size = std::min(kChunk, count - k);
+        MultiplyPointwise<R>(size, a + k, b + k, conjugate_b, s, y + k);
+      }
+    };
+    if (pool == nullptr || chunks < 2) {
+      run(0, chunks);
+    } else {
+      pool->ParallelFor(chunks, pool->BlockSizeFor(chunks), run);
+    }
+  };
   std::vector<C> a(m), spectrum(m);
   for (int64_t line = 0; line < lines; ++line) {
-    const C* x = in + line * n;
-    for (int64_t k = 0; k < n; ++k) a[k] = times_chirp(x[k], k);
+    multiply(n, in + line * n, chirp_.data(), inverse, R(1), a.data());
     std::fill(a.begin() + n, a.end(), C(0));
     inner_.Transform(a.data(), spectrum.data(), 1, false, pool);
-    for (int64_t k = 0; k < m; ++k) spectrum[k] = fft_complex::Multiply(spectrum[k], kernel[k]);
+    multiply(m, spectrum.data(), kernel.data(), false, R(1), spectrum.data());
     inner_.Transform(spectrum.data(), a.data(), 1, true, pool);  // / m
-    C* y = out + line * n;
-    for (int64_t k = 0; k < n; ++k) y[k] = times_chirp(a[k], k) * scale;
+    multiply(n, a.data(), chirp_.data(), inverse, scale, out + line * n);
   }
 }
 

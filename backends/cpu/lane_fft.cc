@@ -262,6 +262,26 @@ void SpectrumToPacked(int64_t h, int64_t begin, int64_t end, const std::complex<
   }
 }
 
+template <typename R>
+void MultiplyPointwise(int64_t count, const std::complex<R>* a, const std::complex<R>* b,
+                       bool conjugate_b, R scale, std::complex<R>* y) {
+  const R* ar = reinterpret_cast<const R*>(a);
+  const R* br = reinterpret_cast<const R*>(b);
+  R* yr = reinterpret_cast<R*>(y);
+  const R sign = conjugate_b ? R(-1) : R(1);
+  if (eigen_dot_internal::KernelsSupported()) {
+    lane_fft_internal::avx512::MultiplyPointwise(count, ar, br, sign, scale, yr);
+  } else {
+    lane_fft_internal::baseline::MultiplyPointwise(count, ar, br, sign, scale, yr);
+  }
+}
+
+template void MultiplyPointwise<float>(int64_t, const std::complex<float>*,
+                                       const std::complex<float>*, bool, float,
+                                       std::complex<float>*);
+template void MultiplyPointwise<double>(int64_t, const std::complex<double>*,
+                                        const std::complex<double>*, bool, double,
+                                        std::complex<double>*);
 template void PackedToSpectrum<float>(int64_t, int64_t, int64_t, const std::complex<float>*,
                                       const std::complex<float>*, std::complex<float>*);
 template void PackedToSpectrum<double>(int64_t, int64_t, int64_t, const std::complex<double>*,

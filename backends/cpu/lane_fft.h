@@ -108,6 +108,12 @@ template <typename R>
 void SpectrumToPacked(int64_t h, int64_t begin, int64_t end, const std::complex<R>* x,
                       const std::complex<R>* w, std::complex<R>* z);
 
+// y[k] = a[k] * b[k] * scale (conj(b[k]) where `conjugate_b`) for
+// k < count (y may be a): Bluestein's chirps and kernel spectra.
+template <typename R>
+void MultiplyPointwise(int64_t count, const std::complex<R>* a, const std::complex<R>* b,
+                       bool conjugate_b, R scale, std::complex<R>* y);
+
 extern template class LaneFft<float>;
 extern template class LaneFft<double>;
 

@@ -368,7 +368,39 @@ void Twiddle(int64_t rows, const R* a_re, const R* a_im, const R* w_re, const R*
   }
 }
 
+// y[k] = a[k] b[k] scale (b's imaginary parts times b_sign) for k < count,
+// interleaved complex arrays (y may be a).
+template <typename R>
+void Pointwise(int64_t count, const R* a, const R* b, R b_sign, R scale, R* y) {
+  using V = Lanes<R>;
+  constexpr int C = kLanes<R> / 2;
+  const ComplexShuffles<R> sh;
+  int64_t k = 0;
+  for (; k + C <= count; k += C) {
+    const V x = Load(a + 2 * k), w = Load(b + 2 * k);
+    const V wr = __builtin_shuffle(w, sh.real) * scale;
+    const V wi = __builtin_shuffle(w, sh.imag) * (b_sign * scale);
+    // (xr wr - xi wi, xi wr + xr wi)
+    Store(y + 2 * k, x * wr - __builtin_shuffle(x, sh.swap) * sh.conj * wi);
+  }
+  for (; k < count; ++k) {
+    const R xr = a[2 * k], xi = a[2 * k + 1];
+    const R wr = b[2 * k] * scale, wi = b[2 * k + 1] * b_sign * scale;
+    y[2 * k] = xr * wr - xi * wi;
+    y[2 * k + 1] = xi * wr + xr * wi;
+  }
+}
+
 }  // namespace
+
+void MultiplyPointwise(int64_t count, const float* a, const float* b, float b_sign, float scale,
+                       float* y) {
+  Pointwise<float>(count, a, b, b_sign, scale, y);
+}
+void MultiplyPointwise(int64_t count, const double* a, const double* b, double b_sign, double scale,
+                       double* y) {
+  Pointwise<double>(count, a, b, b_sign, scale, y);
+}
 
 void TwiddleRows(int64_t rows, const float* a_re, const float* a_im, const float* w_re,
                  const float* w_im, int64_t w_stride, float sign, float* y_re, float* y_im) {

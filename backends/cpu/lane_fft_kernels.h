@@ -36,7 +36,8 @@ struct RadixStage {
 // lanes of adjacent complex lines (LaneFft::DeinterleaveLanes,
 // InterleaveLanes, TwiddleRows), and a real line packed two points to one
 // complex point, vectorized along the line (PackedToSpectrum,
-// SpectrumToPacked in lane_fft.h).
+// SpectrumToPacked in lane_fft.h), and pointwise complex products
+// (MultiplyPointwise).
 #define TESSERA_LANE_FFT_DECLARE(ns)                                                               \
   namespace ns {                                                                                   \
   void RadixPass(const RadixStage& stage, const float* twiddle_re, const float* twiddle_im,        \
@@ -69,6 +70,10 @@ struct RadixStage {
                    const float* w_im, int64_t w_stride, float sign, float* y_re, float* y_im);     \
   void TwiddleRows(int64_t rows, const double* a_re, const double* a_im, const double* w_re,       \
                    const double* w_im, int64_t w_stride, double sign, double* y_re, double* y_im); \
+  void MultiplyPointwise(int64_t count, const float* a, const float* b, float b_sign, float scale, \
+                         float* y);                                                                \
+  void MultiplyPointwise(int64_t count, const double* a, const double* b, double b_sign,           \
+                         double scale, double* y);                                                 \
   }
 
 TESSERA_LANE_FFT_DECLARE(baseline)

@@ -37,19 +37,17 @@ std::vector<int> Radices(int64_t n) {
   return radices;
 }
 
-// out[k * L + l] = in[k * L + l] * (f_re[k] + i sign f_im[k]) for k < count,
-// every lane l (out may be in).
-template <int L, typename R, typename F>
-void MultiplyLines(const R* in_re, const R* in_im, const F* f_re, const F* f_im, R sign,
-                   int64_t count, R* out_re, R* out_im) {
-  for (int64_t k = 0; k < count; ++k) {
-    const R c_re = static_cast<R>(f_re[k]);
-    const R c_im = sign * static_cast<R>(f_im[k]);
-    for (int l = 0; l < L; ++l) {
-      const R x_re = in_re[k * L + l], x_im = in_im[k * L + l];
-      out_re[k * L + l] = x_re * c_re - x_im * c_im;
-      out_im[k * L + l] = x_re * c_im + x_im * c_re;
-    }
+// y[k * L + l] = x[k * L + l] * (f_re[k] + i sign f_im[k]) for k < count,
+// every lane l (y may be x), in the AVX-512 kernel where the host has it.
+template <typename R>
+void MultiplyLines(const R* x_re, const R* x_im, const R* f_re, const R* f_im, R sign,
+                   int64_t count, R* y_re, R* y_im) {
+  if (eigen_dot_internal::KernelsSupported()) {
+    lane_fft_internal::avx512::MultiplyLanesByPoints(count, x_re, x_im, f_re, f_im, sign, y_re,
+                                                     y_im);
+  } else {
+    lane_fft_internal::baseline::MultiplyLanesByPoints(count, x_re, x_im, f_re, f_im, sign, y_re,
+                                                       y_im);
   }
 }
 
@@ -64,8 +62,8 @@ struct LaneFft<R>::Bluestein {
       : m(bluestein::InnerLength(n, std::numeric_limits<int64_t>::max() / 2)), inner(m) {
     const std::vector<std::complex<double>> chirp = bluestein::Chirp(n);
     for (const std::complex<double>& w : chirp) {
-      chirp_re.push_back(w.real());
-      chirp_im.push_back(w.imag());
+      chirp_re.push_back(static_cast<R>(w.real()));
+      chirp_im.push_back(static_cast<R>(w.imag()));
     }
     for (bool inverse : {false, true}) {
       // b in lane 0 of a double transform of length m.
@@ -89,7 +87,7 @@ struct LaneFft<R>::Bluestein {
 
   int64_t m;
   LaneFft<R> inner;  // length m, smooth
-  std::vector<double> chirp_re, chirp_im;
+  std::vector<R> chirp_re, chirp_im;  // computed in double
   std::vector<R> kernel_re, kernel_im, kernel_inverse_re, kernel_inverse_im;
 };
 
@@ -150,19 +148,19 @@ std::pair<R*, R*> LaneFft<R>::TransformByBluestein(R* re, R* im, bool inverse) c
   R* b_re = a_im + m * L;
   R* b_im = b_re + m * L;
   const R sign = inverse ? R(-1) : R(1);  // the inverse's chirp is conj(w)
-  MultiplyLines<L>(re, im, plan.chirp_re.data(), plan.chirp_im.data(), sign, n, a_re, a_im);
+  MultiplyLines(re, im, plan.chirp_re.data(), plan.chirp_im.data(), sign, n, a_re, a_im);
   std::fill(a_re + n * L, a_re + m * L, R(0));
   std::fill(a_im + n * L, a_im + m * L, R(0));
   auto [f_re, f_im] = plan.inner.Transform(a_re, a_im, b_re, b_im, false);
   const std::vector<R>& k_re = inverse ? plan.kernel_inverse_re : plan.kernel_re;
   const std::vector<R>& k_im = inverse ? plan.kernel_inverse_im : plan.kernel_im;
-  MultiplyLines<L>(f_re, f_im, k_re.data(), k_im.data(), R(1), m, f_re, f_im);
+  MultiplyLines(f_re, f_im, k_re.data(), k_im.data(), R(1), m, f_re, f_im);
   // The inverse transform's sum (FFT(b) carries the 1/m), into whichever
   // pair is free.
   R* free_re = f_re == a_re ? b_re : a_re;
   R* free_im = f_im == a_im ? b_im : a_im;
   const auto [c_re, c_im] = plan.inner.Transform(f_re, f_im, free_re, free_im, true);
-  MultiplyLines<L>(c_re, c_im, plan.chirp_re.data(), plan.chirp_im.data(), sign, n, re, im);
+  MultiplyLines(c_re, c_im, plan.chirp_re.data(), plan.chirp_im.data(), sign, n, re, im);
   return {re, im};
 }
 

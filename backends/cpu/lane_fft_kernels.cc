@@ -391,7 +391,30 @@ void Pointwise(int64_t count, const R* a, const R* b, R b_sign, R scale, R* y) {
   }
 }
 
+template <typename R>
+void ByPoints(int64_t count, const R* x_re, const R* x_im, const R* f_re, const R* f_im, R sign,
+              R* y_re, R* y_im) {
+  using V = Lanes<R>;
+  constexpr int L = kLanes<R>;
+  for (int64_t k = 0; k < count; ++k) {
+    const V xr = Load(x_re + k * L), xi = Load(x_im + k * L);
+    const R fr = f_re[k], fi = sign * f_im[k];
+    Store(y_re + k * L, xr * fr - xi * fi);
+    Store(y_im + k * L, xr * fi + xi * fr);
+  }
+}
+
 }  // namespace
+
+void MultiplyLanesByPoints(int64_t count, const float* x_re, const float* x_im, const float* f_re,
+                           const float* f_im, float sign, float* y_re, float* y_im) {
+  ByPoints<float>(count, x_re, x_im, f_re, f_im, sign, y_re, y_im);
+}
+void MultiplyLanesByPoints(int64_t count, const double* x_re, const double* x_im,
+                           const double* f_re, const double* f_im, double sign, double* y_re,
+                           double* y_im) {
+  ByPoints<double>(count, x_re, x_im, f_re, f_im, sign, y_re, y_im);
+}
 
 void MultiplyPointwise(int64_t count, const float* a, const float* b, float b_sign, float scale,
                        float* y) {

@@ -37,7 +37,8 @@ struct RadixStage {
 // InterleaveLanes, TwiddleRows), and a real line packed two points to one
 // complex point, vectorized along the line (PackedToSpectrum,
 // SpectrumToPacked in lane_fft.h), and pointwise complex products
-// (MultiplyPointwise).
+// (MultiplyPointwise; MultiplyLanesByPoints, Bluestein's transform over
+// lanes).
 #define TESSERA_LANE_FFT_DECLARE(ns)                                                               \
   namespace ns {                                                                                   \
   void RadixPass(const RadixStage& stage, const float* twiddle_re, const float* twiddle_im,        \
@@ -74,6 +75,12 @@ struct RadixStage {
                          float* y);                                                                \
   void MultiplyPointwise(int64_t count, const double* a, const double* b, double b_sign,           \
                          double scale, double* y);                                                 \
+  void MultiplyLanesByPoints(int64_t count, const float* x_re, const float* x_im,                  \
+                             const float* f_re, const float* f_im, float sign, float* y_re,        \
+                             float* y_im);                                                         \
+  void MultiplyLanesByPoints(int64_t count, const double* x_re, const double* x_im,                \
+                             const double* f_re, const double* f_im, double sign, double* y_re,    \
+                             double* y_im);                                                        \
   }
 
 TESSERA_LANE_FFT_DECLARE(baseline)

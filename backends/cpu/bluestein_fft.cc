@@ -1,6 +1,7 @@
 #include "backends/cpu/bluestein_fft.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "backends/cpu/bluestein.h"
 #include "backends/cpu/lane_fft.h"
@@ -58,14 +59,17 @@ void BluesteinFft<R>::Transform(const std::complex<R>* in, std::complex<R>* out,
       pool->ParallelFor(chunks, pool->BlockSizeFor(chunks), run);
     }
   };
-  std::vector<C> a(m), spectrum(m);
+  // One line's chirped points, zero-padded to m, transformed in place
+  // (uninitialized reals: std::complex would zero all m every call).
+  std::unique_ptr<R[]> storage(new R[2 * m]);
+  C* a = reinterpret_cast<C*>(storage.get());
   for (int64_t line = 0; line < lines; ++line) {
-    multiply(n, in + line * n, chirp_.data(), inverse, R(1), a.data());
-    std::fill(a.begin() + n, a.end(), C(0));
-    inner_.Transform(a.data(), spectrum.data(), 1, false, pool);
-    multiply(m, spectrum.data(), kernel.data(), false, R(1), spectrum.data());
-    inner_.Transform(spectrum.data(), a.data(), 1, true, pool);  // / m
-    multiply(n, a.data(), chirp_.data(), inverse, scale, out + line * n);
+    multiply(n, in + line * n, chirp_.data(), inverse, R(1), a);
+    std::fill(a + n, a + m, C(0));
+    inner_.Transform(a, a, 1, false, pool);
+    multiply(m, a, kernel.data(), false, R(1), a);
+    inner_.Transform(a, a, 1, true, pool);  // / m
+    multiply(n, a, chirp_.data(), inverse, scale, out + line * n);
   }
 }
 

@@ -55,17 +55,20 @@ void ForChunks(runtime::ThreadPool* pool, int64_t lines, int64_t extent,
 template <typename C, typename Load, typename Transform, typename Store>
 void InBlocks(int64_t lines, int64_t points, int64_t load_extent, int64_t store_extent,
               runtime::ThreadPool* pool, Load load, Transform transform, Store store) {
+  using R = typename C::value_type;
   const int64_t per_block = std::clamp<int64_t>(kBlockPoints / points, 1, lines);
-  // Uninitialized: the loads write every point the transform reads.
-  std::unique_ptr<C[]> block(new C[per_block * points]);
+  // Uninitialized (reals, as std::complex would zero its elements): the
+  // loads write every point the transform reads.
+  std::unique_ptr<R[]> storage(new R[2 * per_block * points]);
+  C* block = reinterpret_cast<C*>(storage.get());
   for (int64_t first = 0; first < lines; first += per_block) {
     const int64_t count = std::min(per_block, lines - first);
     ForChunks(pool, count, load_extent, [&](int64_t i, int64_t k0, int64_t k1) {
-      load(first + i, k0, k1, block.get() + i * points);
+      load(first + i, k0, k1, block + i * points);
     });
-    transform(block.get(), count);
+    transform(block, count);
     ForChunks(pool, count, store_extent, [&](int64_t i, int64_t k0, int64_t k1) {
-      store(first + i, k0, k1, block.get() + i * points);
+      store(first + i, k0, k1, block + i * points);
     });
   }
 }

@@ -318,7 +318,7 @@ class TopKThunk : public CpuThunk {
   BufferSlice operand_, values_, indices_;
 };
 
-// An `fft` through Eigen's tensor FFT (fft_thunk.h).
+// An `fft` (fft_thunk.h: LaneFft and LineFft per axis).
 class FftThunk : public CpuThunk {
  public:
   FftThunk(std::string name, FftPlan plan, BufferSlice operand, BufferSlice result)

@@ -34,8 +34,10 @@ struct AxisPlans {
 
 namespace {
 
-// Beyond this, a LaneFft pass's lane buffer (64 MB of f32) outgrows the
-// data of few lines by far.
+// LaneFft's longest lines, for an axis LineFft has no plan for (LineFft
+// takes lines from 2^15 points on where it has one): beyond this, a pass's
+// lane buffer (64 MB of f32) outgrows the data of few lines by far, and
+// Eigen's FFT runs the plan.
 constexpr int64_t kMaxLaneFftLength = int64_t{1} << 18;
 
 bool RowMajor(const Shape& shape) {

@@ -1,5 +1,6 @@
-// Long 1-D complex FFTs of few lines, for the CPU backend's `fft` thunks:
-// Bailey's four steps over LaneFft (lane_fft.h).  A line of n = n1 * n2
+// Long 1-D complex FFTs, a line at a time, for LineFft (line_fft.h), the
+// fft thunks' axes of few or long lines: Bailey's four steps over LaneFft
+// (lane_fft.h).  A line of n = n1 * n2
 // points is an n1 x n2 matrix A[j1][j2] = x[n2 j1 + j2]; its DFT is
 //   X[k1 + n1 k2] = sum_j2 W_n2^(j2 k2) W_n^(j2 k1) sum_j1 W_n1^(j1 k1) A[j1][j2],
 // so n2 transforms of length n1 (the columns: 16 adjacent columns are

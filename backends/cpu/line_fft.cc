@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "absl/functional/function_ref.h"
-#include "backends/cpu/fft_complex.h"
 #include "backends/cpu/lane_fft.h"
 #include "runtime/thread_pool.h"
 
@@ -118,8 +117,8 @@ void LineFft<R>::TransformAxis(int64_t outer, int64_t inner, LineIn in_kind, con
                                LineOut out_kind, void* out, bool inverse,
                                runtime::ThreadPool* pool) const {
   using C = std::complex<R>;
-  if (half_ != nullptr) {
-    TransformPacked(outer, inner, in_kind, in, out_kind, out, inverse, pool);
+  if (half_ != nullptr) {  // contiguous lines (the constructor's contract)
+    TransformPacked(outer * inner, in_kind, in, out_kind, out, inverse, pool);
     return;
   }
   const int64_t n = n_, half = n / 2 + 1;
@@ -156,76 +155,41 @@ void LineFft<R>::TransformAxis(int64_t outer, int64_t inner, LineIn in_kind, con
 }
 
 template <typename R>
-void LineFft<R>::TransformPacked(int64_t outer, int64_t inner, LineIn in_kind, const void* in,
-                                 LineOut out_kind, void* out, bool inverse,
-                                 runtime::ThreadPool* pool) const {
+void LineFft<R>::TransformPacked(int64_t lines, LineIn in_kind, const void* in, LineOut out_kind,
+                                 void* out, bool inverse, runtime::ThreadPool* pool) const {
   using C = std::complex<R>;
-  using fft_complex::Half;
-  using fft_complex::Multiply;
-  using fft_complex::MultiplyByConj;
   const int64_t n = n_, h = n / 2;
   const C* w = half_twiddle_.data();
-  auto load = [&](int64_t index, int64_t k0, int64_t k1, C* z) {
-    const int64_t o = index / inner, c = index % inner;
-    if (in_kind == LineIn::kReal) {
-      const R* x = static_cast<const R*>(in) + o * n * inner + c;
-      if (inner == 1) {  // the pairs of points are the complex points
-        std::memcpy(z + k0, x + 2 * k0, sizeof(C) * (k1 - k0));
-        return;
-      }
-      for (int64_t j = k0; j < k1; ++j) z[j] = C(x[2 * j * inner], x[(2 * j + 1) * inner]);
+  auto load = [&](int64_t line, int64_t k0, int64_t k1, C* z) {
+    if (in_kind == LineIn::kReal) {  // the pairs of points are the complex points
+      std::memcpy(z + k0, static_cast<const R*>(in) + line * n + 2 * k0, sizeof(C) * (k1 - k0));
       return;
     }
-    const C* x = static_cast<const C*>(in) + o * (h + 1) * inner + c;
-    if (inner == 1) {
-      SpectrumToPacked<R>(h, k0, k1, x, w, z);
-    }
+    const C* x = static_cast<const C*>(in) + line * (h + 1);
+    SpectrumToPacked<R>(h, k0, k1, x, w, z);
     if (k0 == 0) {
       // X[0] and X[h] count by their real parts: the result is the real
       // part of the inverse of the spectrum rebuilt from its first half.
-      const R x0 = x[0].real(), xh = x[h * inner].real();
+      const R x0 = x[0].real(), xh = x[h].real();
       z[0] = C((x0 + xh) / 2, (x0 - xh) / 2);
-    }
-    for (int64_t k = std::max<int64_t>(k0, 1); k < k1 && inner > 1; ++k) {
-      const C a = x[k * inner], b = std::conj(x[(h - k) * inner]);
-      const C even = Half(a + b), odd = MultiplyByConj(Half(a - b), w[k]);
-      z[k] = C(even.real() - odd.imag(), even.imag() + odd.real());  // E + i O
     }
   };
   auto transform = [&](C* block, int64_t count) {
     half_->Transform(block, block, count, inverse, pool);
   };
-  auto store = [&](int64_t index, int64_t k0, int64_t k1, const C* z) {
-    const int64_t o = index / inner, c = index % inner;
+  auto store = [&](int64_t line, int64_t k0, int64_t k1, const C* z) {
     if (out_kind == LineOut::kReal) {
-      R* x = static_cast<R*>(out) + o * n * inner + c;
-      if (inner == 1) {
-        std::memcpy(x + 2 * k0, z + k0, sizeof(C) * (k1 - k0));
-        return;
-      }
-      for (int64_t j = k0; j < k1; ++j) {
-        x[2 * j * inner] = z[j].real();
-        x[(2 * j + 1) * inner] = z[j].imag();
-      }
+      std::memcpy(static_cast<R*>(out) + line * n + 2 * k0, z + k0, sizeof(C) * (k1 - k0));
       return;
     }
-    C* x = static_cast<C*>(out) + o * (h + 1) * inner + c;
+    C* x = static_cast<C*>(out) + line * (h + 1);
+    PackedToSpectrum<R>(h, k0, k1, z, w, x);
     if (k0 == 0) {
       x[0] = C(z[0].real() + z[0].imag(), 0);
-      x[h * inner] = C(z[0].real() - z[0].imag(), 0);
-    }
-    if (inner == 1) {
-      PackedToSpectrum<R>(h, k0, k1, z, w, x);
-      return;
-    }
-    for (int64_t k = std::max<int64_t>(k0, 1); k < k1; ++k) {
-      const C a = z[k], b = std::conj(z[h - k]);
-      const C even = Half(a + b), d = Half(a - b);
-      const C odd(d.imag(), -d.real());  // (a - b) / 2i
-      x[k * inner] = even + Multiply(odd, w[k]);
+      x[h] = C(z[0].real() - z[0].imag(), 0);
     }
   };
-  InBlocks<C>(outer * inner, h, h, h, pool, load, transform, store);
+  InBlocks<C>(lines, h, h, h, pool, load, transform, store);
 }
 
 template class LineFft<float>;

@@ -54,7 +54,8 @@ class LineFft {
   // spectra on the other.  For an even n whose half LineFft supports, the
   // plan then packs a real line's even and odd points into one complex
   // line of n/2 (XLA's transform does the same), half the work, and
-  // TransformAxis takes only real and half-spectrum lines.
+  // TransformAxis then takes only contiguous real and half-spectrum lines
+  // (inner 1, as a last axis has).
   explicit LineFft(int64_t n, bool real = false);
 
   int64_t size() const { return n_; }
@@ -73,9 +74,10 @@ class LineFft {
   void Transform(const std::complex<R>* in, std::complex<R>* out, int64_t lines, bool inverse,
                  runtime::ThreadPool* pool) const;
 
-  // The packed transform of real lines: through half_, a plan of n/2.
-  void TransformPacked(int64_t outer, int64_t inner, LineIn in_kind, const void* in,
-                       LineOut out_kind, void* out, bool inverse, runtime::ThreadPool* pool) const;
+  // The packed transform of `lines` contiguous real lines or half
+  // spectra: through half_, a plan of n/2.
+  void TransformPacked(int64_t lines, LineIn in_kind, const void* in, LineOut out_kind, void* out,
+                       bool inverse, runtime::ThreadPool* pool) const;
 
   int64_t n_;
   std::unique_ptr<const FourStepFft<R>> four_step_;  // or

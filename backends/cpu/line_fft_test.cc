@@ -112,15 +112,18 @@ TEST(LineFftTest, ComplexAxesMatchTheDirectDft) {
 TEST(LineFftTest, RealAxesMatchTheDirectDft) {
   runtime::ThreadPool pool(2);
   // Even lengths packed (4096: four steps of 2048; 2000: Bluestein's
-  // transform of 1000) and not; odd lengths, which do not pack.
+  // transform of 1000) and not; odd lengths, which do not pack; and lines
+  // strided by an inner dimension where unpacked.
   for (int64_t n : {4096, 2000, 1009, 1025}) {
     for (bool real_plan : {true, false}) {
       CheckAxis<float>({n, 2, 1, LineIn::kReal, LineOut::kHalfSpectrum, false, real_plan}, &pool);
-      CheckAxis<float>({n, 1, 3, LineIn::kHalfSpectrum, LineOut::kReal, true, real_plan}, &pool);
-      CheckAxis<double>({n, 1, 2, LineIn::kReal, LineOut::kHalfSpectrum, false, real_plan},
+      CheckAxis<float>({n, 3, 1, LineIn::kHalfSpectrum, LineOut::kReal, true, real_plan}, &pool);
+      CheckAxis<double>({n, 2, 1, LineIn::kReal, LineOut::kHalfSpectrum, false, real_plan},
                         nullptr);
       CheckAxis<double>({n, 2, 1, LineIn::kHalfSpectrum, LineOut::kReal, true, real_plan}, nullptr);
     }
+    CheckAxis<float>({n, 1, 3, LineIn::kHalfSpectrum, LineOut::kReal, true, false}, &pool);
+    CheckAxis<double>({n, 1, 2, LineIn::kReal, LineOut::kHalfSpectrum, false, false}, nullptr);
   }
 }
 

@@ -15,11 +15,17 @@ namespace tessera {
 namespace cpu {
 namespace {
 
+// Calls lane kernel `name` (lane_fft_kernels.h) in the build for the
+// host's ISA: AVX-512 where the host has it, else the baseline.
+#define TESSERA_LANE_KERNEL(name, ...)                                                   \
+  (eigen_dot_internal::KernelsSupported() ? lane_fft_internal::avx512::name(__VA_ARGS__) \
+                                          : lane_fft_internal::baseline::name(__VA_ARGS__))
+
 // The radices n factors into, largest sub-transforms first: 4s (fewest
-// passes), a 2, then the odd primes up to 31 (primes from 11 on as direct
-// p-point DFTs: p products per point, where Eigen's Bluestein transform
-// ran 40 lines of 13 points at 1.5x XLA's time).  Empty when a larger
-// prime divides n.
+// passes), a 2, then the odd primes up to 31 (3 and 5 in butterflies of
+// their own, the others as direct p-point DFTs: p products per point,
+// where Eigen's Bluestein transform ran 40 lines of 13 points at 1.5x
+// XLA's time).  Empty when a larger prime divides n.
 std::vector<int> Radices(int64_t n) {
   std::vector<int> radices;
   if (n < 1) return radices;
@@ -42,13 +48,7 @@ std::vector<int> Radices(int64_t n) {
 template <typename R>
 void MultiplyLines(const R* x_re, const R* x_im, const R* f_re, const R* f_im, R sign,
                    int64_t count, R* y_re, R* y_im) {
-  if (eigen_dot_internal::KernelsSupported()) {
-    lane_fft_internal::avx512::MultiplyLanesByPoints(count, x_re, x_im, f_re, f_im, sign, y_re,
-                                                     y_im);
-  } else {
-    lane_fft_internal::baseline::MultiplyLanesByPoints(count, x_re, x_im, f_re, f_im, sign, y_re,
-                                                       y_im);
-  }
+  TESSERA_LANE_KERNEL(MultiplyLanesByPoints, count, x_re, x_im, f_re, f_im, sign, y_re, y_im);
 }
 
 }  // namespace
@@ -86,7 +86,7 @@ struct LaneFft<R>::Bluestein {
   }
 
   int64_t m;
-  LaneFft<R> inner;  // length m, smooth
+  LaneFft<R> inner;                   // length m, smooth
   std::vector<R> chirp_re, chirp_im;  // computed in double
   std::vector<R> kernel_re, kernel_im, kernel_inverse_re, kernel_inverse_im;
 };
@@ -167,18 +167,11 @@ std::pair<R*, R*> LaneFft<R>::TransformByBluestein(R* re, R* im, bool inverse) c
 template <typename R>
 std::pair<R*, R*> LaneFft<R>::Transform(R* re, R* im, R* work_re, R* work_im, bool inverse) const {
   if (bluestein_ != nullptr) return TransformByBluestein(re, im, inverse);
-  const bool avx512 = eigen_dot_internal::KernelsSupported();
   R *x_re = re, *x_im = im, *y_re = work_re, *y_im = work_im;
   for (const Stage& stage : stages_) {
-    if (avx512) {
-      lane_fft_internal::avx512::RadixPass(stage.shape, stage.twiddle_re.data(),
-                                           stage.twiddle_im.data(), stage.omega_re.data(),
-                                           stage.omega_im.data(), inverse, x_re, x_im, y_re, y_im);
-    } else {
-      lane_fft_internal::baseline::RadixPass(
-          stage.shape, stage.twiddle_re.data(), stage.twiddle_im.data(), stage.omega_re.data(),
-          stage.omega_im.data(), inverse, x_re, x_im, y_re, y_im);
-    }
+    TESSERA_LANE_KERNEL(RadixPass, stage.shape, stage.twiddle_re.data(), stage.twiddle_im.data(),
+                        stage.omega_re.data(), stage.omega_im.data(), inverse, x_re, x_im, y_re,
+                        y_im);
     std::swap(x_re, y_re);
     std::swap(x_im, y_im);
   }
@@ -187,51 +180,29 @@ std::pair<R*, R*> LaneFft<R>::Transform(R* re, R* im, R* work_re, R* work_im, bo
 
 template <typename R>
 void LaneFft<R>::SplitRealPairs(int64_t n, R* z_re, R* z_im, R* x_re, R* x_im) {
-  if (eigen_dot_internal::KernelsSupported()) {
-    lane_fft_internal::avx512::SplitRealPairs(n, z_re, z_im, x_re, x_im);
-  } else {
-    lane_fft_internal::baseline::SplitRealPairs(n, z_re, z_im, x_re, x_im);
-  }
+  TESSERA_LANE_KERNEL(SplitRealPairs, n, z_re, z_im, x_re, x_im);
 }
 
 template <typename R>
 void LaneFft<R>::JoinRealPairs(int64_t n, const R* x_re, const R* x_im, R* y_re, R* y_im) {
-  if (eigen_dot_internal::KernelsSupported()) {
-    lane_fft_internal::avx512::JoinRealPairs(n, x_re, x_im, y_re, y_im);
-  } else {
-    lane_fft_internal::baseline::JoinRealPairs(n, x_re, x_im, y_re, y_im);
-  }
+  TESSERA_LANE_KERNEL(JoinRealPairs, n, x_re, x_im, y_re, y_im);
 }
 
 template <typename R>
 void LaneFft<R>::DeinterleaveLanes(const R* from, int64_t stride, int64_t count, R* re, R* im) {
-  if (eigen_dot_internal::KernelsSupported()) {
-    lane_fft_internal::avx512::DeinterleaveLanes(from, stride, count, re, im);
-  } else {
-    lane_fft_internal::baseline::DeinterleaveLanes(from, stride, count, re, im);
-  }
+  TESSERA_LANE_KERNEL(DeinterleaveLanes, from, stride, count, re, im);
 }
 
 template <typename R>
 void LaneFft<R>::InterleaveLanes(const R* re, const R* im, R scale, int64_t count, R* to,
                                  int64_t stride) {
-  if (eigen_dot_internal::KernelsSupported()) {
-    lane_fft_internal::avx512::InterleaveLanes(re, im, scale, count, to, stride);
-  } else {
-    lane_fft_internal::baseline::InterleaveLanes(re, im, scale, count, to, stride);
-  }
+  TESSERA_LANE_KERNEL(InterleaveLanes, re, im, scale, count, to, stride);
 }
 
 template <typename R>
 void LaneFft<R>::TwiddleRows(int64_t rows, const R* a_re, const R* a_im, const R* w_re,
                              const R* w_im, int64_t w_stride, R sign, R* y_re, R* y_im) {
-  if (eigen_dot_internal::KernelsSupported()) {
-    lane_fft_internal::avx512::TwiddleRows(rows, a_re, a_im, w_re, w_im, w_stride, sign, y_re,
-                                           y_im);
-  } else {
-    lane_fft_internal::baseline::TwiddleRows(rows, a_re, a_im, w_re, w_im, w_stride, sign, y_re,
-                                             y_im);
-  }
+  TESSERA_LANE_KERNEL(TwiddleRows, rows, a_re, a_im, w_re, w_im, w_stride, sign, y_re, y_im);
 }
 
 template <typename R>
@@ -240,11 +211,7 @@ void PackedToSpectrum(int64_t h, int64_t begin, int64_t end, const std::complex<
   const R* zr = reinterpret_cast<const R*>(z);
   const R* wr = reinterpret_cast<const R*>(w);
   R* xr = reinterpret_cast<R*>(x);
-  if (eigen_dot_internal::KernelsSupported()) {
-    lane_fft_internal::avx512::PackedToSpectrum(h, begin, end, zr, wr, xr);
-  } else {
-    lane_fft_internal::baseline::PackedToSpectrum(h, begin, end, zr, wr, xr);
-  }
+  TESSERA_LANE_KERNEL(PackedToSpectrum, h, begin, end, zr, wr, xr);
 }
 
 template <typename R>
@@ -253,11 +220,7 @@ void SpectrumToPacked(int64_t h, int64_t begin, int64_t end, const std::complex<
   const R* xr = reinterpret_cast<const R*>(x);
   const R* wr = reinterpret_cast<const R*>(w);
   R* zr = reinterpret_cast<R*>(z);
-  if (eigen_dot_internal::KernelsSupported()) {
-    lane_fft_internal::avx512::SpectrumToPacked(h, begin, end, xr, wr, zr);
-  } else {
-    lane_fft_internal::baseline::SpectrumToPacked(h, begin, end, xr, wr, zr);
-  }
+  TESSERA_LANE_KERNEL(SpectrumToPacked, h, begin, end, xr, wr, zr);
 }
 
 template <typename R>
@@ -267,11 +230,7 @@ void MultiplyPointwise(int64_t count, const std::complex<R>* a, const std::compl
   const R* br = reinterpret_cast<const R*>(b);
   R* yr = reinterpret_cast<R*>(y);
   const R sign = conjugate_b ? R(-1) : R(1);
-  if (eigen_dot_internal::KernelsSupported()) {
-    lane_fft_internal::avx512::MultiplyPointwise(count, ar, br, sign, scale, yr);
-  } else {
-    lane_fft_internal::baseline::MultiplyPointwise(count, ar, br, sign, scale, yr);
-  }
+  TESSERA_LANE_KERNEL(MultiplyPointwise, count, ar, br, sign, scale, yr);
 }
 
 template void MultiplyPointwise<float>(int64_t, const std::complex<float>*,

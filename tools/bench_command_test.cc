@@ -15,6 +15,7 @@ namespace tessera {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 constexpr char kModule[] = R"(HloModule axpy
@@ -84,6 +85,32 @@ TEST(BenchCommandTest, TieredKernelsReportTheFirstRuns) {
   bad = Bench({WriteTemp("v.hlo", kModule), "--backend=cpu", "--tier_up=later"});
   EXPECT_TRUE(absl::IsInvalidArgument(bad)) << bad;
   EXPECT_THAT(bad.message(), HasSubstr("background or sync"));
+}
+
+// --compile_iters with tiered kernels: also the warm compile to the final
+// (LLVM) code, which the tile programs' compile time leaves out; not with
+// --kernels=llvm, whose compiles are already that, nor without
+// --compile_iters.
+TEST(BenchCommandTest, TieredKernelsReportTheFinalCodesCompile) {
+  std::string out;
+  ASSERT_TRUE(Bench({WriteTemp("f.hlo", kModule), "--backend=cpu", "--iters=1", "--compile_iters=2",
+                     "--format=json"},
+                    &out)
+                  .ok());
+  EXPECT_THAT(out, ::testing::ContainsRegex("\"final_compile_ms_warm_min\": [0-9.]+"));
+  ASSERT_TRUE(
+      Bench({WriteTemp("g.hlo", kModule), "--backend=cpu", "--iters=1", "--compile_iters=2"}, &out)
+          .ok());
+  EXPECT_THAT(out, HasSubstr("to compile to the LLVM kernels (fastest of 2 more"));
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{"--kernels=llvm", "--compile_iters=2"},
+        std::vector<std::string>{"--kernels=tiered"}}) {
+    std::vector<std::string> args = {WriteTemp("h.hlo", kModule), "--backend=cpu", "--iters=1",
+                                     "--format=json"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    ASSERT_TRUE(Bench(args, &out).ok());
+    EXPECT_THAT(out, Not(HasSubstr("final_compile_ms_warm_min"))) << flags[0];
+  }
 }
 
 TEST(BenchCommandTest, ProfilePrintsEachThunk) {

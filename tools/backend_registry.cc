@@ -69,15 +69,16 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForBackend(
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown --llvm_pipeline '", options.llvm_pipeline, "' (kernel or default)"));
     }
-    if (options.kernels == "tile") {
+    if (options.kernels == "tile" || options.kernels == "tile_ops") {
       cpu_options.kernel_tier = cpu::CpuCompileOptions::KernelTier::kTile;
+      cpu_options.compile_tile_loops = options.kernels == "tile";
     } else if (options.kernels == "tiered" || options.kernels.empty()) {
       cpu_options.kernel_tier = cpu::CpuCompileOptions::KernelTier::kTiered;
     } else if (options.kernels == "llvm") {
       cpu_options.kernel_tier = cpu::CpuCompileOptions::KernelTier::kLlvm;
     } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown --kernels '", options.kernels, "' (llvm, tile or tiered)"));
+      return absl::InvalidArgumentError(absl::StrCat("unknown --kernels '", options.kernels,
+                                                     "' (llvm, tile, tile_ops or tiered)"));
     }
     if (options.tier_up == "sync") {
       cpu_options.tier_up = cpu::CpuCompileOptions::TierUp::kSynchronous;

@@ -27,8 +27,9 @@ struct BackendOptions {
   // also when empty) or "default" (LLVM's O3 module pipeline), for
   // comparing them (llvm_ir::JitOptions::kernel_pipeline).
   std::string llvm_pipeline;
-  // cpu: "tiered" (also when empty), "tile" or "llvm"
-  // (CpuCompileOptions::KernelTier).
+  // cpu: "tiered" (also when empty), "tile", "tile_ops" (the tile tier
+  // without compiled loops: CpuCompileOptions::compile_tile_loops) or
+  // "llvm" (CpuCompileOptions::KernelTier).
   std::string kernels;
   // cpu: "background" (also when empty) or "sync"
   // (CpuCompileOptions::TierUp).

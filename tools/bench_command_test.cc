@@ -81,7 +81,7 @@ TEST(BenchCommandTest, TieredKernelsReportTheFirstRuns) {
   }
   absl::Status bad = Bench({WriteTemp("u.hlo", kModule), "--backend=cpu", "--kernels=fast"});
   EXPECT_TRUE(absl::IsInvalidArgument(bad)) << bad;
-  EXPECT_THAT(bad.message(), HasSubstr("llvm, tile or tiered"));
+  EXPECT_THAT(bad.message(), HasSubstr("llvm, tile, tile_ops or tiered"));
   bad = Bench({WriteTemp("v.hlo", kModule), "--backend=cpu", "--tier_up=later"});
   EXPECT_TRUE(absl::IsInvalidArgument(bad)) << bad;
   EXPECT_THAT(bad.message(), HasSubstr("background or sync"));

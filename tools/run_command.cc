@@ -72,7 +72,7 @@ std::string RunUsage() {
       "                  [--random_inputs --seed=N] [--output_dir=DIR] [--print]\n"
       "                  [--compare_with=BACKEND [--tolerance=T]] [--cache_dir=DIR] "
       "[--dump_llvm_dir=DIR]\n"
-      "                  [--llvm_pipeline=kernel|default] [--kernels=tiered|tile|llvm]\n"
+      "                  [--llvm_pipeline=kernel|default] [--kernels=tiered|tile|tile_ops|llvm]\n"
       "                  [--tier_up=background|sync] [--server=HOST:PORT "
       "[--auth_token_file=F]]\n"
       "Runs MODULE (HLO text or a binary HloModuleProto) on the given arguments, or\n"

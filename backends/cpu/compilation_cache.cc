@@ -24,7 +24,8 @@ std::string CpuCompilationFingerprint(const HloModule& optimized_module,
       " opt_level=", options.jit.opt_level, " unroll=", options.jit.loop_unrolling,
       " kernel_pipeline=", options.jit.kernel_pipeline, " cpu=", options.jit.cpu,
       " features=", options.jit.features, " kernel_tier=", static_cast<int>(options.kernel_tier),
-      " tier_up=", static_cast<int>(options.tier_up));
+      " tier_up=", static_cast<int>(options.tier_up),
+      " compile_tile_loops=", options.compile_tile_loops);
   return llvm_ir::Sha256Hex(
       absl::StrCat(options_text, "\n", PrintHloModule(optimized_module)));
 }

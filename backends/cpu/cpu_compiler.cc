@@ -185,6 +185,7 @@ absl::StatusOr<std::unique_ptr<TileKernel>> CpuExecutableBuilder::TileKernelFor(
   tile_options.reorder_float_reductions = options_.reorder_float_reductions;
   tile_options.math_target = executable_.kernel_compiler_->target();
   tile_options.streaming_store_bytes = options_.streaming_store_bytes;
+  tile_options.compile_loops = options_.compile_tile_loops;
   return TileKernel::Create(computation, tile_options);
 }
 

@@ -65,6 +65,9 @@ struct CpuCompileOptions {
     kTiered,
   };
   KernelTier kernel_tier = KernelTier::kTiered;
+  // The tier's runs of elementwise steps as loops of machine code
+  // (TileKernelOptions::compile_loops); off: tile operations only.
+  bool compile_tile_loops = true;
   // Where kTiered's LLVM kernels are generated.
   enum class TierUp {
     // On the process's BackgroundCompiler thread: no run waits for LLVM;

@@ -546,12 +546,18 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
     return Unsupported(*root, "a root that copies a parameter");
   }
   kernel->root_ = root_step;
+  const bool compile_loops = options.compile_loops && kernel->fold_ < 0 && TileLoop::Supported();
   for (Step& step : kernel->steps_) {
     if (step.op != StepOp::kMath) continue;
     const auto function = static_cast<llvm_ir::MathFunction>(step.math_function);
     // Only the form the step runs: the first request of a routine in a
-    // process compiles it.
-    if (step.kind == Kind::kFull) {
+    // process compiles it.  (Compiled loops run every full step.)
+    if (step.kind == Kind::kFull && compile_loops) {
+      TS_ASSIGN_OR_RETURN(uint64_t vector,
+                          llvm_ir::MathRoutineAddress(llvm_ir::MathRoutineName(function, false, 64),
+                                                      options.math_target));
+      step.vector_routine = reinterpret_cast<void*>(vector);
+    } else if (step.kind == Kind::kFull) {
       TS_ASSIGN_OR_RETURN(step.array_routine,
                           llvm_ir::MathArrayRoutine(function, false, options.math_target));
     } else {
@@ -611,7 +617,150 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
     for (int slot : released[i]) free_slots.push_back(slot);
   }
   if (kernel->streaming_) kernel->root_slot_ = kernel->steps_[kernel->root_].slot;
+  if (compile_loops) {
+    // (A loop too large for the registers leaves every step to the tile
+    // operations.)
+    if (absl::Status planned = kernel->PlanLoops(); !planned.ok()) {
+      if (!absl::IsResourceExhausted(planned)) return planned;
+      kernel->plan_.clear();
+      kernel->loops_.clear();
+    }
+  }
   return kernel;
+}
+
+absl::Status TileKernel::PlanLoops() {
+  const int count = static_cast<int>(steps_.size());
+  auto loopable = [&](const Step& step) {
+    switch (step.op) {
+      case StepOp::kBinary:
+      case StepOp::kUnary:
+      case StepOp::kMath:
+      case StepOp::kCompare:
+      case StepOp::kSelect:
+        return step.kind == Kind::kFull;
+      case StepOp::kReduce:
+        return step.reduction.lanes == 32 || step.reduction.lanes == 64;
+      default:
+        return false;
+    }
+  };
+  // Loop steps join the open loop, which a step reading one of its
+  // reduces closes (the reduce's value exists once the loop has run).
+  // The other steps (parameters, scalars, per-row values) run before the
+  // open loop, unless they read it: then it closes and they run after.
+  std::vector<int> loop_of(count, -1);
+  std::vector<std::vector<int>> groups;
+  std::vector<int> pending;
+  std::vector<int> open;
+  int64_t open_lanes = 0;  // the open loop's reduces' (at most TileLoop::kMaxLanes)
+  auto close = [&] {
+    for (int i : pending) plan_.push_back({i, -1});
+    pending.clear();
+    if (open.empty()) return;
+    plan_.push_back({-1, static_cast<int>(groups.size())});
+    groups.push_back(std::move(open));
+    open.clear();
+    open_lanes = 0;
+  };
+  for (int i = 0; i < count; ++i) {
+    const Step& step = steps_[i];
+    const int open_loop = static_cast<int>(groups.size());
+    bool reads_open = false;
+    bool reads_open_reduce = false;
+    for (int operand : step.operands) {
+      if (operand < 0 || loop_of[operand] != open_loop) continue;
+      reads_open = true;
+      reads_open_reduce |= steps_[operand].op == StepOp::kReduce;
+    }
+    if (loopable(step)) {
+      const int64_t lanes = step.op == StepOp::kReduce ? step.reduction.lanes : 0;
+      if (reads_open_reduce || open_lanes + lanes > TileLoop::kMaxLanes) close();
+      open_lanes += lanes;
+      loop_of[i] = static_cast<int>(groups.size());
+      open.push_back(i);
+    } else {
+      if (reads_open) close();
+      pending.push_back(i);
+    }
+  }
+  close();
+  if (groups.empty()) {
+    plan_.clear();
+    return absl::OkStatus();
+  }
+
+  // A full value read outside its loop (or the result) is written to its tile.
+  std::vector<bool> stored(count, false);
+  for (int i = 0; i < count; ++i) {
+    for (int operand : steps_[i].operands) {
+      if (operand >= 0 && loop_of[operand] >= 0 && loop_of[operand] != loop_of[i]) {
+        stored[operand] = true;
+      }
+    }
+  }
+  stored[root_] = true;
+  for (int g = 0; g < static_cast<int>(groups.size()); ++g) {
+    Loop loop;
+    std::vector<TileLoopStep> loop_steps;
+    for (int i : groups[g]) {
+      const Step& step = steps_[i];
+      TileLoopStep loop_step;
+      loop_step.value = i;
+      int operands = 2;
+      switch (step.op) {
+        case StepOp::kBinary:
+          loop_step.op = TileLoopStep::Op::kBinary;
+          break;
+        case StepOp::kCompare:
+          loop_step.op = TileLoopStep::Op::kCompare;
+          break;
+        case StepOp::kUnary:
+          loop_step.op = TileLoopStep::Op::kUnary;
+          operands = 1;
+          break;
+        case StepOp::kMath:
+          loop_step.op = TileLoopStep::Op::kMath;
+          operands = 1;
+          break;
+        case StepOp::kSelect:
+          loop_step.op = TileLoopStep::Op::kSelect;
+          operands = 3;
+          break;
+        case StepOp::kReduce:
+          loop_step.op = TileLoopStep::Op::kReduce;
+          loop_step.init_value = step.operands[1];
+          operands = 1;
+          break;
+        default:
+          return absl::InternalError("tile kernel: a step no loop runs in a loop");
+      }
+      for (int o = 0; o < operands; ++o) {
+        const int operand = step.operands[o];
+        TileLoopStep::Operand& loop_operand = loop_step.operands.emplace_back();
+        loop_operand.value = operand;
+        loop_operand.source = loop_of[operand] == g                 ? TileLoopStep::Source::kLoop
+                              : steps_[operand].kind == Kind::kFull ? TileLoopStep::Source::kTile
+                                                                    : TileLoopStep::Source::kScalar;
+      }
+      loop_step.binary = step.binary;
+      loop_step.unary = step.unary;
+      loop_step.compare = step.compare;
+      loop_step.reduction = step.reduction;
+      loop_step.vector_routine = step.vector_routine;
+      loop_step.store = stored[i] && step.op != StepOp::kReduce;
+      if (loop_step.store) loop.stored.push_back(i);
+      loop_steps.push_back(std::move(loop_step));
+    }
+    if (streaming_ && loop_of[root_] == g) {
+      std::vector<TileLoopStep> streaming_steps = loop_steps;
+      for (TileLoopStep& step : streaming_steps) step.streaming = step.value == root_;
+      TS_ASSIGN_OR_RETURN(loop.streaming_code, TileLoop::Compile(std::move(streaming_steps)));
+    }
+    TS_ASSIGN_OR_RETURN(loop.code, TileLoop::Compile(std::move(loop_steps)));
+    loops_.push_back(std::move(loop));
+  }
+  return absl::OkStatus();
 }
 
 void TileKernel::Run(void** buffers, int64_t begin, int64_t end) const {
@@ -661,11 +810,13 @@ void TileKernel::RunTiles(void** buffers, const std::vector<TileRange>& tiles) c
     const int64_t row = tiles[t].row;
     const int64_t start = tiles[t].start;
     const int64_t n = tiles[t].n;
-    if (t + 1 < tiles.size()) {
+    if (t + 1 < tiles.size() && plan_.empty()) {
       // The next tile's rows of the full parameters, on their way into the
       // cache while this tile computes: the steps run one after another,
       // so without this the first ones wait for memory and the later ones
-      // leave it idle.
+      // leave it idle.  (Compiled loops stream through memory as a JIT
+      // kernel does, and the hardware's prefetchers serve them better:
+      // elementwise chain 16M, 1 thread: 6.2 ms with this, 4.9 without.)
       const TileRange& next = tiles[t + 1];
       for (int parameter : full_parameters_) {
         const char* p = reinterpret_cast<const char*>(
@@ -675,9 +826,14 @@ void TileKernel::RunTiles(void** buffers, const std::vector<TileRange>& tiles) c
         }
       }
     }
-    RunSteps(0, step_count, buffers, tiles[t], values.data(), scratch.get());
+    bool streamed = false;
+    if (plan_.empty()) {
+      RunSteps(0, step_count, buffers, tiles[t], values.data(), scratch.get());
+    } else {
+      streamed = RunPlan(buffers, tiles[t], values.data(), scratch.get());
+    }
     if (steps_[root_].kind == Kind::kRow) out[row] = values[root_].scalar;
-    if (streaming_) {
+    if (streaming_ && !streamed) {
       StoreStreaming(scratch.get() + root_slot_ * tile_length_, out + row * row_length_ + start, n);
     }
   }
@@ -700,9 +856,38 @@ void TileKernel::RunColumns(void** buffers, int64_t begin, int64_t end) const {
   }
 }
 
+float* TileKernel::TileOf(int step, void** buffers, const TileRange& tile, float* scratch) const {
+  // (A column reduction's result is one row of columns.)
+  return step == root_ && !streaming_ ? static_cast<float*>(buffers[parameter_count_]) +
+                                            (fold_ >= 0 ? 0 : tile.row * row_length_) + tile.start
+                                      : scratch + steps_[step].slot * tile_length_;
+}
+
+bool TileKernel::RunPlan(void** buffers, const TileRange& tile, Value* values,
+                         float* scratch) const {
+  bool streamed = false;
+  for (const PlanEntry& entry : plan_) {
+    if (entry.step >= 0) {
+      RunSteps(entry.step, entry.step + 1, buffers, tile, values, scratch);
+      continue;
+    }
+    const Loop& loop = loops_[entry.loop];
+    for (int step : loop.stored) values[step].tile = TileOf(step, buffers, tile, scratch);
+    float* result =
+        static_cast<float*>(buffers[parameter_count_]) + tile.row * row_length_ + tile.start;
+    if (loop.streaming_code != nullptr && reinterpret_cast<uintptr_t>(result) % 64 == 0) {
+      values[root_].tile = result;
+      loop.streaming_code->Run(values, tile.n);
+      streamed = true;
+    } else {
+      loop.code->Run(values, tile.n);
+    }
+  }
+  return streamed;
+}
+
 void TileKernel::RunSteps(int first, int last, void** buffers, const TileRange& range,
                           Value* values, float* scratch) const {
-  float* out = static_cast<float*>(buffers[parameter_count_]);
   const int64_t row = range.row;
   const int64_t start = range.start;
   const int64_t n = range.n;
@@ -711,12 +896,7 @@ void TileKernel::RunSteps(int first, int last, void** buffers, const TileRange& 
     const Step& step = steps_[i];
     Value& value = values[i];
     const bool full = step.kind == Kind::kFull;
-    float* tile = nullptr;
-    if (full) {
-      // (A column reduction's result is one row of columns.)
-      tile = i == root_ && !streaming_ ? out + (fold_ >= 0 ? 0 : row * row_length_) + start
-                                       : scratch + step.slot * tile_length_;
-    }
+    float* tile = full ? TileOf(i, buffers, range, scratch) : nullptr;
     const Value* a = step.operands[0] >= 0 ? &values[step.operands[0]] : nullptr;
     const Value* b = step.operands[1] >= 0 ? &values[step.operands[1]] : nullptr;
     const Value* c = step.operands[2] >= 0 ? &values[step.operands[2]] : nullptr;

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -73,14 +74,19 @@ struct Compiled {
   Literal result;
 };
 
+// (compile_loops: CpuCompileOptions::compile_tile_loops; streaming_store_bytes
+// as CpuCompileOptions's.)
 Compiled CompileAndRun(absl::string_view text, bool tile_kernels,
-                       const std::vector<Literal>& arguments) {
+                       const std::vector<Literal>& arguments, bool compile_loops = true,
+                       std::optional<int64_t> streaming_store_bytes = std::nullopt) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   EXPECT_TRUE(module.ok()) << module.status();
   CpuCompileOptions options;
   options.kernel_tier =
       tile_kernels ? CpuCompileOptions::KernelTier::kTile : CpuCompileOptions::KernelTier::kLlvm;
   options.use_cache = false;
+  options.compile_tile_loops = compile_loops;
+  options.streaming_store_bytes = streaming_store_bytes;
   absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
       CompileForCpu(*std::move(module), options);
   EXPECT_TRUE(executable.ok()) << executable.status();
@@ -120,14 +126,27 @@ void ExpectSameAsJitKernels(const std::string& text, int64_t tile_kernels = 1) {
     std::vector<Literal> arguments = RandomArguments(**module, seed);
     if (seed == 2) MixInSpecialValues(arguments);
     Compiled tiles = CompileAndRun(text, true, arguments);
+    Compiled tile_ops = CompileAndRun(text, true, arguments, /*compile_loops=*/false);
+    // Every result written with non-temporal stores: by the loops where its
+    // tiles are aligned, else copied from the scratch.
+    Compiled streamed = CompileAndRun(text, true, arguments, /*compile_loops=*/true,
+                                      /*streaming_store_bytes=*/0);
     Compiled jit = CompileAndRun(text, false, arguments);
     ASSERT_NE(tiles.executable, nullptr);
+    ASSERT_NE(tile_ops.executable, nullptr);
+    ASSERT_NE(streamed.executable, nullptr);
     ASSERT_NE(jit.executable, nullptr);
-    if (tile_kernels >= 0) EXPECT_EQ(tiles.executable->stats().tile_kernels, tile_kernels);
+    if (tile_kernels >= 0) {
+      EXPECT_EQ(tiles.executable->stats().tile_kernels, tile_kernels);
+    }
     EXPECT_EQ(jit.executable->stats().tile_kernels, 0);
     EXPECT_EQ(tiles.executable->stats().fallback_instructions, 0);
     std::string why;
     EXPECT_TRUE(SameResults(tiles.result, jit.result, &why)) << "seed " << seed << ": " << why;
+    EXPECT_TRUE(SameResults(tile_ops.result, jit.result, &why))
+        << "tile operations only, seed " << seed << ": " << why;
+    EXPECT_TRUE(SameResults(streamed.result, jit.result, &why))
+        << "streaming, seed " << seed << ": " << why;
     ExpectTieredRunsMatch(text, arguments, jit.result);
   }
   CpuCompileOptions options;
@@ -183,6 +202,54 @@ TEST(TileKernelTest, SoftmaxMatchesJitKernels) {
     ExpectSameAsJitKernels(absl::StrReplaceAll(Softmax(), {{"ROWS", "37"}, {"LEN", e}}),
                            std::string(e) == "1" ? -1 : 1);
   }
+}
+
+// Softmax's steps as compiled loops: up to each reduce, and the division
+// after the last (ExpectSameAsJitKernels checks their results).
+TEST(TileKernelTest, CompiledLoopsEndAtTheReducesTheyFeed) {
+  if (!TileLoop::Supported()) GTEST_SKIP() << "the host has no AVX-512";
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(absl::StrReplaceAll(Softmax(), {{"ROWS", "8"}, {"LEN", "100"}}));
+  ASSERT_TRUE(module.ok()) << module.status();
+  const HloComputation& computation = *(*module)->entry_computation();
+  absl::StatusOr<std::unique_ptr<TileKernel>> loops = TileKernel::Create(computation, {});
+  ASSERT_TRUE(loops.ok()) << loops.status();
+  EXPECT_EQ((*loops)->compiled_loops(), 3);
+  TileKernelOptions tile_ops_only;
+  tile_ops_only.compile_loops = false;
+  absl::StatusOr<std::unique_ptr<TileKernel>> steps =
+      TileKernel::Create(computation, tile_ops_only);
+  ASSERT_TRUE(steps.ok()) << steps.status();
+  EXPECT_EQ((*steps)->compiled_loops(), 0);
+}
+
+// Twenty values, each read again after all are computed: more at once
+// than the loops' registers hold, so the kernel runs tile operations (the
+// same results).
+TEST(TileKernelTest, LoopsBeyondTheRegistersRunAsTileOperations) {
+  std::string entry = "\n  x = f32[16,300] parameter(0)\n";
+  for (int i = 0; i < 20; ++i) {
+    absl::StrAppend(&entry, "  c", i, " = f32[] constant(", i + 2, ")\n  cb", i,
+                    " = f32[16,300] broadcast(c", i, "), dimensions={}\n  v", i,
+                    " = f32[16,300] multiply(x, cb", i, ")\n");
+  }
+  absl::StrAppend(&entry, "  sum0 = f32[16,300] add(v0, v1)\n");
+  for (int i = 2; i < 20; ++i) {
+    absl::StrAppend(&entry, "  sum", i - 1, " = f32[16,300] add(sum", i - 2, ", v", i, ")\n");
+  }
+  absl::StrAppend(&entry, "  quo0 = f32[16,300] divide(sum18, v0)\n");
+  for (int i = 1; i < 20; ++i) {
+    absl::StrAppend(&entry, "  ", i == 19 ? "ROOT " : "", "quo", i, " = f32[16,300] divide(quo",
+                    i - 1, ", v", i, ")\n");
+  }
+  const std::string text = absl::StrCat("HloModule many_values\nENTRY main {", entry, "}\n");
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::unique_ptr<TileKernel>> kernel =
+      TileKernel::Create(*(*module)->entry_computation(), {});
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  EXPECT_EQ((*kernel)->compiled_loops(), 0);
+  ExpectSameAsJitKernels(text);
 }
 
 TEST(TileKernelTest, LayerNormWithColumnsMatchesJitKernels) {

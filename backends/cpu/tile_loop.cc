@@ -1,0 +1,637 @@
+// TileLoop: tile steps as one loop of AVX-512 code; see tile_loop.h.
+#include "backends/cpu/tile_loop.h"
+
+#include <cmath>
+#include <cstddef>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "xbyak/xbyak.h"
+
+namespace tessera {
+namespace cpu {
+
+static_assert(offsetof(TileValue, tile) == 0 && offsetof(TileValue, scalar) == 8 &&
+                  sizeof(TileValue) == 16,
+              "the generated code addresses TileValue's fields at these offsets");
+
+namespace {
+
+using Op = TileLoopStep::Op;
+using Source = TileLoopStep::Source;
+using tile_ops::BinaryOp;
+using tile_ops::CompareOp;
+using tile_ops::UnaryOp;
+
+// vcmpps predicates.
+constexpr uint8_t kCmpEqOq = 0x00;
+constexpr uint8_t kCmpUnordQ = 0x03;
+constexpr uint8_t kCmpNeqUq = 0x04;
+constexpr uint8_t kCmpNeqOq = 0x0C;
+constexpr uint8_t kCmpLtOq = 0x11;
+constexpr uint8_t kCmpLeOq = 0x12;
+constexpr uint8_t kCmpGeOq = 0x1D;
+constexpr uint8_t kCmpGtOq = 0x1E;
+
+// vrndscaleps modes (rounding, precision exception suppressed).
+constexpr uint8_t kRoundEven = 0x08;
+constexpr uint8_t kRoundDown = 0x09;
+constexpr uint8_t kRoundUp = 0x0A;
+constexpr uint8_t kRoundTruncate = 0x0B;
+
+constexpr uint32_t kSignBit = 0x80000000u;
+constexpr uint32_t kOne = 0x3F800000u;   // 1.0f
+constexpr uint32_t kHalf = 0x3F000000u;  // 0.5f
+
+// Vectors of 16 per iteration: four, a 64-lane reduce's group and a
+// 64-lane math routine's argument.
+constexpr int kVectors = 4;
+
+uint8_t ComparePredicate(CompareOp op) {
+  switch (op) {
+    case CompareOp::kEq:
+      return kCmpEqOq;
+    case CompareOp::kNe:
+      return kCmpNeqUq;  // true where either is NaN, as a != b
+    case CompareOp::kGe:
+      return kCmpGeOq;
+    case CompareOp::kGt:
+      return kCmpGtOq;
+    case CompareOp::kLe:
+      return kCmpLeOq;
+    case CompareOp::kLt:
+      return kCmpLtOq;
+  }
+  return kCmpEqOq;
+}
+
+uint32_t Identity(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return kSignBit;  // -0
+    case BinaryOp::kMultiply:
+      return kOne;
+    case BinaryOp::kMaximum:
+      return 0xFF800000u;  // -inf
+    case BinaryOp::kMinimum:
+      return 0x7F800000u;  // +inf
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+// The code: registers rbx = values, r12 = n, r14 = the iteration's first
+// element.  The main loop runs whole iterations without masks; the last,
+// partial one masks each vector's loads, stores and folds with k1 (the
+// frame's masks at [rsp, rsp + 8)).
+//
+// A loop's steps fall into phases, cut at the math steps: a phase runs
+// its steps vector by vector, every value in a register (zmm0, zmm4, zmm5,
+// zmm16 up to the scalars'), freed after its last reader in the phase.  A
+// math step calls its routine on the iteration's 64 elements, from and to
+// a temporary of the 64-byte aligned frame (from rsp + 64); the values a
+// later phase or a routine reads go to their temporaries too, since a call
+// clobbers every vector register.  Invariants stay in registers, loaded
+// again after a call: constants in zmm28..31, scalar operands from zmm27
+// down.  The reduces' lanes live in zmm8..15 (saved in the frame across
+// calls), combined after the loop.  zmm1..3 stage operands loaded from
+// memory; zmm6, zmm7, k2 and k3 are scratch.
+class TileLoop::Generator : public Xbyak::CodeGenerator {
+ public:
+  // Thrown where a phase holds more values at once than there are value
+  // registers (the values are not spilled).
+  struct OutOfRegisters {};
+
+  explicit Generator(const std::vector<TileLoopStep>& steps)
+      : Xbyak::CodeGenerator(4096, Xbyak::AutoGrow), steps_(steps) {
+    const int count = static_cast<int>(steps_.size());
+    int lane_vectors = 0;
+    int phase = 0;
+    phase_of_.resize(count);
+    for (int s = 0; s < count; ++s) {
+      const TileLoopStep& step = steps_[s];
+      index_of_[step.value] = s;
+      if (step.op == Op::kReduce) {
+        first_lanes_.push_back(kFirstLaneRegister + lane_vectors);
+        lane_vectors += static_cast<int>(step.reduction.lanes / 16);
+      }
+      if (step.store) AssignPointerRegister(step.value);
+      for (const TileLoopStep::Operand& operand : step.operands) {
+        if (operand.source == Source::kTile) AssignPointerRegister(operand.value);
+        if (operand.source == Source::kScalar && !scalar_register_.contains(operand.value) &&
+            scalar_register_.size() < kScalarRegisters) {
+          const int index = static_cast<int>(scalar_register_.size());
+          scalar_register_[operand.value] = 27 - index;
+        }
+      }
+      // A math step's result is read from its temporary by the next phase.
+      phase_of_[s] = phase;
+      if (step.op == Op::kMath) ++phase;
+    }
+    phases_ = phase + 1;
+    // Which values go to temporaries (read by a later phase or a routine,
+    // or a routine's result), and each one's last reader in its phase.
+    in_temp_.assign(count, false);
+    last_reader_.assign(count, -1);
+    for (int s = 0; s < count; ++s) {
+      const TileLoopStep& step = steps_[s];
+      if (step.op == Op::kMath) in_temp_[s] = true;
+      for (const TileLoopStep::Operand& operand : step.operands) {
+        if (operand.source != Source::kLoop) continue;
+        const int producer = index_of_.at(operand.value);
+        if (step.op == Op::kMath || phase_of_[producer] != phase_of_[s] ||
+            steps_[producer].op == Op::kMath) {
+          in_temp_[producer] = true;
+        } else {
+          last_reader_[producer] = s;
+        }
+      }
+    }
+    for (int r = 0; r < 3; ++r) pool_.push_back(r == 0 ? 0 : r + 3);  // zmm0, zmm4, zmm5
+    for (int r = 16; r < 28 - static_cast<int>(scalar_register_.size()); ++r) pool_.push_back(r);
+    Emit();
+    // Executable, no longer writable.
+    readyRE();
+  }
+
+ private:
+  using Zmm = Xbyak::Zmm;
+  static constexpr size_t kScalarRegisters = 8;
+  static constexpr int kFirstLaneRegister = 8;
+  static constexpr int kLaneRegisters = TileLoop::kMaxLanes / 16;
+  const Zmm half_{28};
+  const Zmm one_{29};
+  const Zmm magnitude_bits_{30};
+  const Zmm sign_bit_{31};
+
+  // The first tiles' pointers stay in r8..r11, r13 and r15.
+  void AssignPointerRegister(int value) {
+    static constexpr int kPointerRegisters[] = {8, 9, 10, 11, 13, 15};
+    if (pointer_register_.contains(value) || pointer_register_.size() >= 6) return;
+    pointer_register_[value] = kPointerRegisters[pointer_register_.size()];
+  }
+
+  int ElementsPerIteration() const { return 16 * kVectors; }
+  int TempBytes() const { return ElementsPerIteration() * 4; }
+  int TempOffset(int step) const { return 64 + step * TempBytes(); }
+  // One more temporary: a math routine's operand that is not a loop value.
+  int ScratchOffset() const { return TempOffset(static_cast<int>(steps_.size())); }
+  // The lane registers' place across a call.
+  int LaneSaveOffset(int reg) const {
+    return ScratchOffset() + TempBytes() + (reg - kFirstLaneRegister) * 64;
+  }
+
+  void Emit() {
+    using namespace Xbyak;
+    const int frame = LaneSaveOffset(kFirstLaneRegister + kLaneRegisters) + 64;
+    push(rbp);
+    mov(rbp, rsp);
+    push(rbx);
+    push(r12);
+    push(r13);
+    push(r14);
+    push(r15);
+    sub(rsp, frame);
+    and_(rsp, -64);
+    mov(rbx, rdi);
+    mov(r12, rsi);
+    LoadInvariants();
+    int reduce = 0;
+    for (const TileLoopStep& step : steps_) {
+      if (step.op != Op::kReduce) continue;
+      const int first = first_lanes_[reduce++];
+      for (int v = 0; v < step.reduction.lanes / 16; ++v) {
+        Broadcast(Zmm(first + v), Identity(step.reduction.op));
+      }
+    }
+    xor_(r14, r14);
+    Label main, tail, done;
+    L(main);
+    lea(rax, ptr[r14 + ElementsPerIteration()]);
+    cmp(rax, r12);
+    jg(tail, T_NEAR);
+    EmitBody(/*masked=*/false);
+    add(r14, ElementsPerIteration());
+    jmp(main, T_NEAR);
+    L(tail);
+    cmp(r14, r12);
+    jge(done, T_NEAR);
+    EmitMasks();
+    EmitBody(/*masked=*/true);
+    L(done);
+    reduce = 0;
+    for (const TileLoopStep& step : steps_) {
+      if (step.op == Op::kReduce) CombineLanes(step, first_lanes_[reduce++]);
+    }
+    lea(rsp, ptr[rbp - 40]);
+    pop(r15);
+    pop(r14);
+    pop(r13);
+    pop(r12);
+    pop(rbx);
+    pop(rbp);
+    vzeroupper();
+    ret();
+  }
+
+  void LoadInvariants() {
+    Broadcast(half_, kHalf);
+    Broadcast(one_, kOne);
+    Broadcast(magnitude_bits_, ~kSignBit);
+    Broadcast(sign_bit_, kSignBit);
+    for (const auto& [value, index] : scalar_register_) {
+      vbroadcastss(Zmm(index), dword[rbx + value * 16 + 8]);
+    }
+    for (const auto& [value, index] : pointer_register_) {
+      mov(Xbyak::Reg64(index), ptr[rbx + value * 16]);
+    }
+  }
+
+  // Where vector j of the tile of `value` is.
+  Xbyak::Address TileElement(int value, int j) {
+    if (auto it = pointer_register_.find(value); it != pointer_register_.end()) {
+      return ptr[Xbyak::Reg64(it->second) + r14 * 4 + 64 * j];
+    }
+    mov(rax, ptr[rbx + value * 16]);
+    return ptr[rax + r14 * 4 + 64 * j];
+  }
+
+  void EmitBody(bool masked) {
+    masked_ = masked;
+    const int count = static_cast<int>(steps_.size());
+    int first = 0;
+    for (int phase = 0; phase < phases_; ++phase) {
+      int end = first;
+      while (end < count && phase_of_[end] == phase && steps_[end].op != Op::kMath) ++end;
+      for (int j = 0; j < kVectors; ++j) {
+        LoadMask(j);
+        free_ = pool_;
+        register_of_.clear();
+        int reduce = 0;
+        for (int s = 0; s < first; ++s) reduce += steps_[s].op == Op::kReduce;
+        for (int s = first; s < end; ++s) {
+          EmitStep(s, j, steps_[s].op == Op::kReduce ? first_lanes_[reduce++] : -1);
+        }
+      }
+      if (end < count) EmitMath(end);  // the step that ends the phase
+      first = end + 1;
+    }
+  }
+
+  // Vector j's mask: the elements of [r14 + 16 j, r14 + 16 j + 16) below n
+  // (at most 16 masks: the frame's first 32 bytes).
+  void EmitMasks() {
+    mov(rax, r12);
+    sub(rax, r14);
+    for (int j = 0; j < kVectors; ++j) {
+      mov(rcx, rax);
+      if (j > 0) sub(rcx, 16 * j);
+      xor_(edx, edx);
+      test(rcx, rcx);
+      cmovl(rcx, rdx);
+      mov(edx, 16);
+      cmp(rcx, rdx);
+      cmovg(rcx, rdx);
+      mov(edx, 0xFFFF);
+      bzhi(edx, edx, ecx);
+      mov(word[rsp + 2 * j], dx);
+    }
+  }
+
+  void LoadMask(int j) {
+    if (masked_) kmovw(k1, word[rsp + 2 * j]);
+  }
+
+  void Broadcast(const Zmm& z, uint32_t bits) {
+    mov(eax, bits);
+    vpbroadcastd(z, eax);
+  }
+
+  // Vector j of an operand: its register, or loaded into `staged` (a
+  // tile's elements past n as zeros).
+  Zmm Operand(const TileLoopStep::Operand& operand, const Zmm& staged, int j) {
+    switch (operand.source) {
+      case Source::kLoop: {
+        if (auto it = register_of_.find(operand.value); it != register_of_.end()) {
+          return Zmm(it->second);
+        }
+        vmovaps(staged, ptr[rsp + TempOffset(index_of_.at(operand.value)) + 64 * j]);
+        return staged;
+      }
+      case Source::kTile:
+        if (masked_) {
+          vmovups(staged | k1 | T_z, TileElement(operand.value, j));
+        } else {
+          vmovups(staged, TileElement(operand.value, j));
+        }
+        return staged;
+      case Source::kScalar:
+        if (auto it = scalar_register_.find(operand.value); it != scalar_register_.end()) {
+          return Zmm(it->second);
+        }
+        vbroadcastss(staged, dword[rbx + operand.value * 16 + 8]);
+        return staged;
+    }
+    return staged;
+  }
+
+  void StoreTile(const TileLoopStep& step, int j, const Zmm& z) {
+    if (masked_) {
+      vmovups(TileElement(step.value, j) | k1, z);
+    } else if (step.streaming) {
+      vmovntps(TileElement(step.value, j), z);
+    } else {
+      vmovups(TileElement(step.value, j), z);
+    }
+  }
+
+  // Vector j of step s (not a math step): its operands, its value in a
+  // new register (or folded into its lanes), the registers of values
+  // read for the last time freed.
+  void EmitStep(int s, int j, int first_lane) {
+    const TileLoopStep& step = steps_[s];
+    Zmm in[3] = {zmm1, zmm2, zmm3};
+    for (size_t o = 0; o < step.operands.size(); ++o) {
+      in[o] = Operand(step.operands[o], Zmm(1 + static_cast<int>(o)), j);
+    }
+    if (step.op == Op::kReduce) {
+      const tile_ops::Reduction& reduction = step.reduction;
+      const Zmm lanes(first_lane + j % static_cast<int>(reduction.lanes / 16));
+      Fold(reduction, zmm7, lanes, in[0]);
+      if (masked_) {
+        vmovaps(lanes | k1, zmm7);
+      } else {
+        vmovaps(lanes, zmm7);
+      }
+    } else {
+      if (free_.empty()) throw OutOfRegisters();
+      const Zmm out(free_.back());
+      free_.pop_back();
+      EmitElementwise(step, out, in);
+      if (in_temp_[s]) vmovaps(ptr[rsp + TempOffset(s) + 64 * j], out);
+      if (step.store) StoreTile(step, j, out);
+      if (last_reader_[s] >= 0) {
+        register_of_[step.value] = out.getIdx();
+      } else {
+        free_.push_back(out.getIdx());
+      }
+    }
+    for (const TileLoopStep::Operand& operand : step.operands) {
+      if (operand.source != Source::kLoop) continue;
+      const int producer = index_of_.at(operand.value);
+      auto it = register_of_.find(operand.value);
+      if (last_reader_[producer] == s && it != register_of_.end()) {
+        free_.push_back(it->second);
+        register_of_.erase(it);
+      }
+    }
+  }
+
+  // tile_ops' MaxMin: the compare-select, equal operands' bits combined
+  // (AND for max, OR for min), a NaN `a` kept.  Clobbers zmm6, k2, k3.
+  void MaxMin(const Zmm& out, const Zmm& a, const Zmm& b, bool is_max) {
+    vcmpps(k2, a, b, is_max ? kCmpGtOq : kCmpLtOq);
+    vblendmps(out | k2, b, a);
+    vcmpps(k3, a, b, kCmpEqOq);
+    if (is_max) {
+      vpandd(zmm6, a, b);
+    } else {
+      vpord(zmm6, a, b);
+    }
+    vmovaps(out | k3, zmm6);
+    vcmpps(k3, a, a, kCmpUnordQ);
+    vmovaps(out | k3, a);
+  }
+
+  // out = a op b; out is neither a nor b.
+  void Binary(BinaryOp op, const Zmm& out, const Zmm& a, const Zmm& b) {
+    switch (op) {
+      case BinaryOp::kAdd:
+        return vaddps(out, a, b);
+      case BinaryOp::kSubtract:
+        return vsubps(out, a, b);
+      case BinaryOp::kMultiply:
+        return vmulps(out, a, b);
+      case BinaryOp::kDivide:
+        return vdivps(out, a, b);
+      case BinaryOp::kMaximum:
+        return MaxMin(out, a, b, true);
+      case BinaryOp::kMinimum:
+        return MaxMin(out, a, b, false);
+    }
+  }
+
+  // A NaN input stays itself (floor, ceil and sign in tile_ops).
+  void KeepNan(const Zmm& out, const Zmm& a) {
+    vcmpps(k3, a, a, kCmpUnordQ);
+    vmovaps(out | k3, a);
+  }
+
+  void Unary(UnaryOp op, const Zmm& out, const Zmm& a) {
+    switch (op) {
+      case UnaryOp::kNegate:
+        return vpxord(out, a, sign_bit_);
+      case UnaryOp::kAbs:
+        return vpandd(out, a, magnitude_bits_);
+      case UnaryOp::kSqrt:
+        return vsqrtps(out, a);
+      case UnaryOp::kRsqrt:
+        vsqrtps(zmm6, a);
+        return vdivps(out, one_, zmm6);
+      case UnaryOp::kFloor:
+        vrndscaleps(out, a, kRoundDown);
+        return KeepNan(out, a);
+      case UnaryOp::kCeil:
+        vrndscaleps(out, a, kRoundUp);
+        return KeepNan(out, a);
+      case UnaryOp::kRoundNearestEven:
+        return vrndscaleps(out, a, kRoundEven);
+      case UnaryOp::kRoundNearestAfz:
+        // roundf: t = trunc(x); where |x - t| >= 0.5, t + copysign(1, x).
+        vrndscaleps(out, a, kRoundTruncate);
+        vsubps(zmm6, a, out);
+        vpandd(zmm6, zmm6, magnitude_bits_);
+        vcmpps(k2, zmm6, half_, kCmpGeOq);
+        vpandd(zmm6, a, sign_bit_);
+        vpord(zmm6, zmm6, one_);
+        return vaddps(out | k2, out, zmm6);
+      case UnaryOp::kSign:
+        // copysign(x != 0 ? 1 : 0, x); a NaN stays.
+        vpxord(out, out, out);
+        vcmpps(k2, a, out, kCmpNeqOq);
+        vmovaps(out | k2, one_);
+        vpandd(zmm6, a, sign_bit_);
+        vpord(out, out, zmm6);
+        return KeepNan(out, a);
+    }
+  }
+
+  // A binary, unary, compare or select step into out.
+  void EmitElementwise(const TileLoopStep& step, const Zmm& out, const Zmm* in) {
+    switch (step.op) {
+      case Op::kBinary:
+        return Binary(step.binary, out, in[0], in[1]);
+      case Op::kUnary:
+        return Unary(step.unary, out, in[0]);
+      case Op::kCompare:
+        vcmpps(k2, in[0], in[1], ComparePredicate(step.compare));
+        vpxord(out, out, out);
+        return vmovaps(out | k2, one_);
+      case Op::kSelect:
+        // p != 0 ? on_true : on_false (a NaN predicate is true, as in C).
+        vpxord(zmm6, zmm6, zmm6);
+        vcmpps(k2, in[0], zmm6, kCmpNeqUq);
+        return vblendmps(out | k2, in[2], in[1]);
+      case Op::kMath:
+      case Op::kReduce:
+        return;
+    }
+  }
+
+  // Math step s: its 64-lane routine on the iteration's four vectors,
+  // passed and returned in zmm0..3 (LLVM's convention for <64 x float>).
+  void EmitMath(int s) {
+    const TileLoopStep& step = steps_[s];
+    register_of_.clear();  // the last phase's registers: its last vector's
+    for (int j = 0; j < kVectors; ++j) {
+      LoadMask(j);
+      const Zmm argument = Operand(step.operands[0], Zmm(j), j);
+      if (argument.getIdx() != j) vmovaps(Zmm(j), argument);
+    }
+    const int lane_end = LaneRegisterEnd();
+    for (int reg = kFirstLaneRegister; reg < lane_end; ++reg) {
+      vmovaps(ptr[rsp + LaneSaveOffset(reg)], Zmm(reg));
+    }
+    mov(rax, reinterpret_cast<uint64_t>(step.vector_routine));
+    call(rax);
+    for (int reg = kFirstLaneRegister; reg < lane_end; ++reg) {
+      vmovaps(Zmm(reg), ptr[rsp + LaneSaveOffset(reg)]);
+    }
+    LoadInvariants();
+    for (int j = 0; j < kVectors; ++j) {
+      vmovaps(ptr[rsp + TempOffset(s) + 64 * j], Zmm(j));
+      if (!step.store) continue;
+      LoadMask(j);
+      StoreTile(step, j, Zmm(j));
+    }
+  }
+
+  // out = the reducer of accumulator and value, in its operand order.
+  void Fold(const tile_ops::Reduction& reduction, const Zmm& out, const Zmm& accumulator,
+            const Zmm& value) {
+    if (reduction.accumulator_first) {
+      Binary(reduction.op, out, accumulator, value);
+    } else {
+      Binary(reduction.op, out, value, accumulator);
+    }
+  }
+
+  // tile_ops' lane tree: lane j absorbs lane j + half, halving (the
+  // vectors', then within the first by rotations), then the result folds
+  // into the init value; the result goes to values[step.value].scalar.
+  void CombineLanes(const TileLoopStep& step, int first_lane) {
+    const tile_ops::Reduction& reduction = step.reduction;
+    for (int vectors = static_cast<int>(reduction.lanes / 16); vectors > 1; vectors /= 2) {
+      for (int v = 0; v < vectors / 2; ++v) {
+        Fold(reduction, zmm7, Zmm(first_lane + v), Zmm(first_lane + v + vectors / 2));
+        vmovaps(Zmm(first_lane + v), zmm7);
+      }
+    }
+    const Zmm lanes(first_lane);
+    for (int half = 8; half >= 1; half /= 2) {
+      valignd(zmm1, lanes, lanes, half);
+      Fold(reduction, zmm7, lanes, zmm1);
+      vmovaps(lanes, zmm7);
+    }
+    vbroadcastss(zmm1, dword[rbx + step.init_value * 16 + 8]);
+    Fold(reduction, zmm7, zmm1, lanes);
+    vmovss(dword[rbx + step.value * 16 + 8], Xbyak::Xmm(7));
+  }
+
+  int LaneRegisterEnd() const {
+    int end = kFirstLaneRegister;
+    int reduce = 0;
+    for (const TileLoopStep& step : steps_) {
+      if (step.op == Op::kReduce) {
+        end = first_lanes_[reduce++] + static_cast<int>(step.reduction.lanes / 16);
+      }
+    }
+    return end;
+  }
+
+  const std::vector<TileLoopStep> steps_;
+  absl::flat_hash_map<int, int> index_of_;  // a value -> its step's index
+  std::vector<int> phase_of_;
+  int phases_ = 1;
+  std::vector<bool> in_temp_;
+  std::vector<int> last_reader_;  // in the step's phase; -1: none
+  // Scalar operands' values -> the register that holds them.
+  absl::flat_hash_map<int, int> scalar_register_;
+  // Tiles' values -> the general register that holds the tile's address.
+  absl::flat_hash_map<int, int> pointer_register_;
+  // Each reduce's first lane register.
+  std::vector<int> first_lanes_;
+  std::vector<int> pool_;  // the value registers
+  // While a phase's vector is emitted: free value registers, and the
+  // values in registers.
+  std::vector<int> free_;
+  absl::flat_hash_map<int, int> register_of_;
+  bool masked_ = false;
+};
+
+bool TileLoop::Supported() {
+  static const bool supported = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("bmi2");
+  }();
+  return supported;
+}
+
+TileLoop::~TileLoop() = default;
+
+absl::StatusOr<std::unique_ptr<TileLoop>> TileLoop::Compile(std::vector<TileLoopStep> steps) {
+  if (!Supported()) return absl::UnimplementedError("tile loop: the host has no AVX-512");
+  std::unique_ptr<TileLoop> loop(new TileLoop);
+  absl::flat_hash_map<int, const TileLoopStep*> earlier;
+  int lane_vectors = 0;
+  for (const TileLoopStep& step : steps) {
+    for (const TileLoopStep::Operand& operand : step.operands) {
+      auto it = earlier.find(operand.value);
+      if (operand.source == Source::kLoop &&
+          (it == earlier.end() || it->second->op == Op::kReduce)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("tile loop: value ", operand.value, " is not an earlier loop value"));
+      }
+    }
+    if (step.op == Op::kReduce) {
+      if (step.reduction.lanes != 32 && step.reduction.lanes != 64) {
+        return absl::InvalidArgumentError("tile loop: a reduce of other than 32 or 64 lanes");
+      }
+      lane_vectors += static_cast<int>(step.reduction.lanes / 16);
+      if (lane_vectors * 16 > kMaxLanes) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("tile loop: reduces of more than ", kMaxLanes, " lanes in all"));
+      }
+    }
+    if (step.op == Op::kMath && step.vector_routine == nullptr) {
+      return absl::InvalidArgumentError("tile loop: a math step without its routine");
+    }
+    earlier[step.value] = &step;
+  }
+  try {
+    loop->generator_ = std::make_unique<Generator>(steps);
+  } catch (const Generator::OutOfRegisters&) {
+    return absl::ResourceExhaustedError(
+        "tile loop: more values at once than the vector registers hold");
+  } catch (const Xbyak::Error& error) {
+    return absl::InternalError(absl::StrCat("tile loop: code generation failed: ", error.what()));
+  }
+  loop->function_ = loop->generator_->getCode<Function>();
+  return loop;
+}
+
+}  // namespace cpu
+}  // namespace tessera

@@ -1,7 +1,6 @@
 // TileLoop: tile steps as one loop of AVX-512 code; see tile_loop.h.
 #include "backends/cpu/tile_loop.h"
 
-#include <cmath>
 #include <cstddef>
 #include <utility>
 
@@ -98,7 +97,8 @@ uint32_t Identity(BinaryOp op) {
 // again after a call: constants in zmm28..31, scalar operands from zmm27
 // down.  The reduces' lanes live in zmm8..15 (saved in the frame across
 // calls), combined after the loop.  zmm1..3 stage operands loaded from
-// memory; zmm6, zmm7, k2 and k3 are scratch.
+// memory; zmm6, zmm7, k2 and k3 are scratch.  The first six tiles'
+// addresses stay in r8..r11, r13 and r15 (reloaded after a call too).
 class TileLoop::Generator : public Xbyak::CodeGenerator {
  public:
   // Thrown where a phase holds more values at once than there are value
@@ -167,7 +167,6 @@ class TileLoop::Generator : public Xbyak::CodeGenerator {
   const Zmm magnitude_bits_{30};
   const Zmm sign_bit_{31};
 
-  // The first tiles' pointers stay in r8..r11, r13 and r15.
   void AssignPointerRegister(int value) {
     static constexpr int kPointerRegisters[] = {8, 9, 10, 11, 13, 15};
     if (pointer_register_.contains(value) || pointer_register_.size() >= 6) return;
@@ -281,8 +280,7 @@ class TileLoop::Generator : public Xbyak::CodeGenerator {
     }
   }
 
-  // Vector j's mask: the elements of [r14 + 16 j, r14 + 16 j + 16) below n
-  // (at most 16 masks: the frame's first 32 bytes).
+  // Vector j's mask: the elements of [r14 + 16 j, r14 + 16 j + 16) below n.
   void EmitMasks() {
     mov(rax, r12);
     sub(rax, r14);

@@ -551,7 +551,8 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
     if (step.op != StepOp::kMath) continue;
     const auto function = static_cast<llvm_ir::MathFunction>(step.math_function);
     // Only the form the step runs: the first request of a routine in a
-    // process compiles it.  (Compiled loops run every full step.)
+    // process compiles it.  (Compiled loops run every full step; the array
+    // routines, where they do not, are resolved below.)
     if (step.kind == Kind::kFull && compile_loops) {
       TS_ASSIGN_OR_RETURN(uint64_t vector,
                           llvm_ir::MathRoutineAddress(llvm_ir::MathRoutineName(function, false, 64),
@@ -624,6 +625,15 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
       if (!absl::IsResourceExhausted(planned)) return planned;
       kernel->plan_.clear();
       kernel->loops_.clear();
+    }
+    // Without loops every step is a tile operation, math steps too.
+    for (Step& step : kernel->steps_) {
+      if (!kernel->plan_.empty()) break;
+      if (step.op != StepOp::kMath || step.kind != Kind::kFull) continue;
+      TS_ASSIGN_OR_RETURN(
+          step.array_routine,
+          llvm_ir::MathArrayRoutine(static_cast<llvm_ir::MathFunction>(step.math_function), false,
+                                    options.math_target));
     }
   }
   return kernel;

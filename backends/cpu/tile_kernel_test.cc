@@ -225,7 +225,7 @@ TEST(TileKernelTest, CompiledLoopsEndAtTheReducesTheyFeed) {
 
 // Twenty values, each read again after all are computed: more at once
 // than the loops' registers hold, so the kernel runs tile operations (the
-// same results).
+// same results; its math steps' routines the tile operations' own).
 TEST(TileKernelTest, LoopsBeyondTheRegistersRunAsTileOperations) {
   std::string entry = "\n  x = f32[16,300] parameter(0)\n";
   for (int i = 0; i < 20; ++i) {
@@ -239,9 +239,11 @@ TEST(TileKernelTest, LoopsBeyondTheRegistersRunAsTileOperations) {
   }
   absl::StrAppend(&entry, "  quo0 = f32[16,300] divide(sum18, v0)\n");
   for (int i = 1; i < 20; ++i) {
-    absl::StrAppend(&entry, "  ", i == 19 ? "ROOT " : "", "quo", i, " = f32[16,300] divide(quo",
-                    i - 1, ", v", i, ")\n");
+    absl::StrAppend(&entry, "  quo", i, " = f32[16,300] divide(quo", i - 1, ", v", i, ")\n");
   }
+  // Math steps too, through exact maxima (their few ulps stay as they are).
+  absl::StrAppend(&entry, "  e = f32[16,300] exponential(x)\n  t = f32[16,300] tanh(x)\n",
+                  "  m = f32[16,300] maximum(quo19, e)\n  ROOT r = f32[16,300] maximum(m, t)\n");
   const std::string text = absl::StrCat("HloModule many_values\nENTRY main {", entry, "}\n");
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   ASSERT_TRUE(module.ok()) << module.status();

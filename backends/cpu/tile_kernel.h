@@ -1,8 +1,9 @@
 // TileKernel: the CPU backend's baseline tier.  A loop or row-reduction
 // fusion over f32 runs as a short program of tile operations, built from
-// the fused computation in microseconds, with no code generated for it:
-// each step runs one precompiled loop (tile_ops.h, or a math routine over
-// an array, llvm_ir/math_library.h) over a tile of a row held in cache.
+// the fused computation in microseconds, with no LLVM: each step runs one
+// precompiled loop (tile_ops.h, or a math routine over an array,
+// llvm_ir/math_library.h) over a tile of a row held in cache, or, on
+// AVX-512 hosts, runs of steps run as loops generated for them (below).
 //
 // Why: a fusion's LLVM compile is milliseconds (a softmax row kernel: 10
 // ms, 60% of it instruction selection and register allocation), and for

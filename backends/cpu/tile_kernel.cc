@@ -714,51 +714,8 @@ absl::Status TileKernel::PlanLoops() {
     Loop loop;
     std::vector<TileLoopStep> loop_steps;
     for (int i : groups[g]) {
-      const Step& step = steps_[i];
-      TileLoopStep loop_step;
-      loop_step.value = i;
-      int operands = 2;
-      switch (step.op) {
-        case StepOp::kBinary:
-          loop_step.op = TileLoopStep::Op::kBinary;
-          break;
-        case StepOp::kCompare:
-          loop_step.op = TileLoopStep::Op::kCompare;
-          break;
-        case StepOp::kUnary:
-          loop_step.op = TileLoopStep::Op::kUnary;
-          operands = 1;
-          break;
-        case StepOp::kMath:
-          loop_step.op = TileLoopStep::Op::kMath;
-          operands = 1;
-          break;
-        case StepOp::kSelect:
-          loop_step.op = TileLoopStep::Op::kSelect;
-          operands = 3;
-          break;
-        case StepOp::kReduce:
-          loop_step.op = TileLoopStep::Op::kReduce;
-          loop_step.init_value = step.operands[1];
-          operands = 1;
-          break;
-        default:
-          return absl::InternalError("tile kernel: a step no loop runs in a loop");
-      }
-      for (int o = 0; o < operands; ++o) {
-        const int operand = step.operands[o];
-        TileLoopStep::Operand& loop_operand = loop_step.operands.emplace_back();
-        loop_operand.value = operand;
-        loop_operand.source = loop_of[operand] == g                 ? TileLoopStep::Source::kLoop
-                              : steps_[operand].kind == Kind::kFull ? TileLoopStep::Source::kTile
-                                                                    : TileLoopStep::Source::kScalar;
-      }
-      loop_step.binary = step.binary;
-      loop_step.unary = step.unary;
-      loop_step.compare = step.compare;
-      loop_step.reduction = step.reduction;
-      loop_step.vector_routine = step.vector_routine;
-      loop_step.store = stored[i] && step.op != StepOp::kReduce;
+      TS_ASSIGN_OR_RETURN(TileLoopStep loop_step, LoopStepOf(i, g, loop_of));
+      loop_step.store = stored[i] && steps_[i].op != StepOp::kReduce;
       if (loop_step.store) loop.stored.push_back(i);
       loop_steps.push_back(std::move(loop_step));
     }
@@ -771,6 +728,55 @@ absl::Status TileKernel::PlanLoops() {
     loops_.push_back(std::move(loop));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<TileLoopStep> TileKernel::LoopStepOf(int i, int loop,
+                                                    const std::vector<int>& loop_of) const {
+  const Step& step = steps_[i];
+  TileLoopStep loop_step;
+  loop_step.value = i;
+  int operands = 2;
+  switch (step.op) {
+    case StepOp::kBinary:
+      loop_step.op = TileLoopStep::Op::kBinary;
+      break;
+    case StepOp::kCompare:
+      loop_step.op = TileLoopStep::Op::kCompare;
+      break;
+    case StepOp::kUnary:
+      loop_step.op = TileLoopStep::Op::kUnary;
+      operands = 1;
+      break;
+    case StepOp::kMath:
+      loop_step.op = TileLoopStep::Op::kMath;
+      operands = 1;
+      break;
+    case StepOp::kSelect:
+      loop_step.op = TileLoopStep::Op::kSelect;
+      operands = 3;
+      break;
+    case StepOp::kReduce:
+      loop_step.op = TileLoopStep::Op::kReduce;
+      loop_step.init_value = step.operands[1];
+      operands = 1;
+      break;
+    default:
+      return absl::InternalError("tile kernel: a step no loop runs in a loop");
+  }
+  for (int o = 0; o < operands; ++o) {
+    const int operand = step.operands[o];
+    TileLoopStep::Operand& loop_operand = loop_step.operands.emplace_back();
+    loop_operand.value = operand;
+    loop_operand.source = loop_of[operand] == loop              ? TileLoopStep::Source::kLoop
+                          : steps_[operand].kind == Kind::kFull ? TileLoopStep::Source::kTile
+                                                                : TileLoopStep::Source::kScalar;
+  }
+  loop_step.binary = step.binary;
+  loop_step.unary = step.unary;
+  loop_step.compare = step.compare;
+  loop_step.reduction = step.reduction;
+  loop_step.vector_routine = step.vector_routine;
+  return loop_step;
 }
 
 void TileKernel::Run(void** buffers, int64_t begin, int64_t end) const {

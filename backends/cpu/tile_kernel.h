@@ -195,6 +195,8 @@ class TileKernel {
   // runs in one).  ResourceExhausted where a loop needs more registers
   // than the host has.
   absl::Status PlanLoops();
+  // Step i as a step of loop `loop` (loop_of: each step's loop, or -1).
+  absl::StatusOr<TileLoopStep> LoopStepOf(int i, int loop, const std::vector<int>& loop_of) const;
   // All the steps over `tile` as plan_ orders them; true where a loop
   // wrote the (streaming) result to its place.
   bool RunPlan(void** buffers, const TileRange& tile, Value* values, float* scratch) const;

@@ -546,13 +546,13 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
     return Unsupported(*root, "a root that copies a parameter");
   }
   kernel->root_ = root_step;
-  const bool compile_loops = options.compile_loops && kernel->fold_ < 0 && TileLoop::Supported();
+  const bool compile_loops = options.compile_loops && kernel->fold_ < 0 && TileCode::Supported();
   for (Step& step : kernel->steps_) {
     if (step.op != StepOp::kMath) continue;
     const auto function = static_cast<llvm_ir::MathFunction>(step.math_function);
     // Only the form the step runs: the first request of a routine in a
-    // process compiles it.  (Compiled loops run every full step; the array
-    // routines, where they do not, are resolved below.)
+    // process compiles it.  (Generated code runs every full step; the array
+    // routines, where there is none, are resolved below.)
     if (step.kind == Kind::kFull && compile_loops) {
       TS_ASSIGN_OR_RETURN(uint64_t vector,
                           llvm_ir::MathRoutineAddress(llvm_ir::MathRoutineName(function, false, 64),
@@ -619,16 +619,20 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
   }
   if (kernel->streaming_) kernel->root_slot_ = kernel->steps_[kernel->root_].slot;
   if (compile_loops) {
-    // (A loop too large for the registers leaves every step to the tile
-    // operations.)
-    if (absl::Status planned = kernel->PlanLoops(); !planned.ok()) {
-      if (!absl::IsResourceExhausted(planned)) return planned;
-      kernel->plan_.clear();
-      kernel->loops_.clear();
+    // (A step without code, or a loop too large for the registers, leaves
+    // every step to the tile operations.)
+    if (absl::Status compiled = kernel->CompileCode(); !compiled.ok()) {
+      if (!absl::IsResourceExhausted(compiled) && !absl::IsUnimplemented(compiled)) {
+        return compiled;
+      }
+      kernel->code_.reset();
+      kernel->streaming_code_.reset();
+      kernel->stored_.clear();
+      kernel->compiled_loops_ = 0;
     }
-    // Without loops every step is a tile operation, math steps too.
+    // Without code every step is a tile operation, math steps too.
     for (Step& step : kernel->steps_) {
-      if (!kernel->plan_.empty()) break;
+      if (kernel->code_ != nullptr) break;
       if (step.op != StepOp::kMath || step.kind != Kind::kFull) continue;
       TS_ASSIGN_OR_RETURN(
           step.array_routine,
@@ -639,7 +643,7 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
   return kernel;
 }
 
-absl::Status TileKernel::PlanLoops() {
+absl::Status TileKernel::CompileCode() {
   const int count = static_cast<int>(steps_.size());
   auto loopable = [&](const Step& step) {
     switch (step.op) {
@@ -661,14 +665,16 @@ absl::Status TileKernel::PlanLoops() {
   // open loop, unless they read it: then it closes and they run after.
   std::vector<int> loop_of(count, -1);
   std::vector<std::vector<int>> groups;
+  // The program: steps done once (>= 0) and loops (-1 - the group).
+  std::vector<int> order;
   std::vector<int> pending;
   std::vector<int> open;
-  int64_t open_lanes = 0;  // the open loop's reduces' (at most TileLoop::kMaxLanes)
+  int64_t open_lanes = 0;  // the open loop's reduces' (at most TileCode::kMaxLanes)
   auto close = [&] {
-    for (int i : pending) plan_.push_back({i, -1});
+    order.insert(order.end(), pending.begin(), pending.end());
     pending.clear();
     if (open.empty()) return;
-    plan_.push_back({-1, static_cast<int>(groups.size())});
+    order.push_back(-1 - static_cast<int>(groups.size()));
     groups.push_back(std::move(open));
     open.clear();
     open_lanes = 0;
@@ -685,7 +691,7 @@ absl::Status TileKernel::PlanLoops() {
     }
     if (loopable(step)) {
       const int64_t lanes = step.op == StepOp::kReduce ? step.reduction.lanes : 0;
-      if (reads_open_reduce || open_lanes + lanes > TileLoop::kMaxLanes) close();
+      if (reads_open_reduce || open_lanes + lanes > TileCode::kMaxLanes) close();
       open_lanes += lanes;
       loop_of[i] = static_cast<int>(groups.size());
       open.push_back(i);
@@ -695,10 +701,6 @@ absl::Status TileKernel::PlanLoops() {
     }
   }
   close();
-  if (groups.empty()) {
-    plan_.clear();
-    return absl::OkStatus();
-  }
 
   // A full value read outside its loop (or the result) is written to its tile.
   std::vector<bool> stored(count, false);
@@ -710,24 +712,95 @@ absl::Status TileKernel::PlanLoops() {
     }
   }
   stored[root_] = true;
-  for (int g = 0; g < static_cast<int>(groups.size()); ++g) {
-    Loop loop;
-    std::vector<TileLoopStep> loop_steps;
+  std::vector<TileCodeItem> items;
+  for (int entry : order) {
+    if (entry >= 0) {
+      TS_ASSIGN_OR_RETURN(TileScalarStep step, ScalarStepOf(entry));
+      items.push_back({{}, std::move(step)});
+      continue;
+    }
+    const int g = -1 - entry;
+    TileCodeItem& item = items.emplace_back();
     for (int i : groups[g]) {
       TS_ASSIGN_OR_RETURN(TileLoopStep loop_step, LoopStepOf(i, g, loop_of));
       loop_step.store = stored[i] && steps_[i].op != StepOp::kReduce;
-      if (loop_step.store) loop.stored.push_back(i);
-      loop_steps.push_back(std::move(loop_step));
+      if (loop_step.store && i != root_) stored_.push_back(i);
+      item.loop.push_back(std::move(loop_step));
     }
-    if (streaming_ && loop_of[root_] == g) {
-      std::vector<TileLoopStep> streaming_steps = loop_steps;
-      for (TileLoopStep& step : streaming_steps) step.streaming = step.value == root_;
-      TS_ASSIGN_OR_RETURN(loop.streaming_code, TileLoop::Compile(std::move(streaming_steps)));
-    }
-    TS_ASSIGN_OR_RETURN(loop.code, TileLoop::Compile(std::move(loop_steps)));
-    loops_.push_back(std::move(loop));
   }
+  compiled_loops_ = static_cast<int>(groups.size());
+  // A full result's tile is the result's own (unless it streams: then its
+  // scratch tile, which the caller sets).
+  TileScalarStep result_tile;
+  result_tile.op = TileScalarStep::Op::kRowTile;
+  result_tile.value = root_;
+  result_tile.parameter = parameter_count_;
+  const bool full_root = steps_[root_].kind == Kind::kFull;
+  if (streaming_ && loop_of[root_] >= 0) {
+    std::vector<TileCodeItem> streaming_items = items;
+    for (TileCodeItem& item : streaming_items) {
+      for (TileLoopStep& step : item.loop) step.streaming = step.value == root_;
+    }
+    streaming_items.insert(streaming_items.begin(), TileCodeItem{{}, result_tile});
+    TS_ASSIGN_OR_RETURN(streaming_code_,
+                        TileCode::Compile(std::move(streaming_items), row_length_));
+  }
+  if (full_root && !streaming_) items.insert(items.begin(), TileCodeItem{{}, result_tile});
+  TS_ASSIGN_OR_RETURN(code_, TileCode::Compile(std::move(items), row_length_));
   return absl::OkStatus();
+}
+
+absl::StatusOr<TileScalarStep> TileKernel::ScalarStepOf(int i) const {
+  const Step& step = steps_[i];
+  TileScalarStep scalar;
+  scalar.value = i;
+  scalar.parameter = step.parameter;
+  scalar.constant = step.constant;
+  scalar.binary = step.binary;
+  scalar.unary = step.unary;
+  scalar.compare = step.compare;
+  scalar.routine = step.scalar_routine;
+  int operands = 0;
+  switch (step.op) {
+    case StepOp::kParameter:
+      scalar.op = step.kind == Kind::kFull  ? TileScalarStep::Op::kRowTile
+                  : step.kind == Kind::kRow ? TileScalarStep::Op::kRowElement
+                                            : TileScalarStep::Op::kFirstElement;
+      return scalar;
+    case StepOp::kColumn:
+      scalar.op = TileScalarStep::Op::kColumnTile;
+      return scalar;
+    case StepOp::kConstant:
+      scalar.op = TileScalarStep::Op::kConstant;
+      return scalar;
+    case StepOp::kBinary:
+      scalar.op = TileScalarStep::Op::kBinary;
+      operands = 2;
+      break;
+    case StepOp::kCompare:
+      scalar.op = TileScalarStep::Op::kCompare;
+      operands = 2;
+      break;
+    case StepOp::kUnary:
+      scalar.op = TileScalarStep::Op::kUnary;
+      operands = 1;
+      break;
+    case StepOp::kSelect:
+      scalar.op = TileScalarStep::Op::kSelect;
+      operands = 3;
+      break;
+    case StepOp::kMath:
+      scalar.op = TileScalarStep::Op::kMath;
+      operands = 1;
+      break;
+    default:
+      break;
+  }
+  if (operands == 0 || step.kind == Kind::kFull) {
+    return absl::UnimplementedError("tile kernel: a step without generated code");
+  }
+  scalar.operands.assign(step.operands, step.operands + operands);
+  return scalar;
 }
 
 absl::StatusOr<TileLoopStep> TileKernel::LoopStepOf(int i, int loop,
@@ -820,18 +893,19 @@ void TileKernel::RunMajor(void** buffers, int64_t begin, int64_t end) const {
 void TileKernel::RunTiles(void** buffers, const std::vector<TileRange>& tiles) const {
   std::vector<Value> values(steps_.size());
   std::unique_ptr<float[]> scratch(new float[std::max<int64_t>(1, slots_ * tile_length_)]);
+  if (code_ != nullptr) return RunCode(buffers, tiles, values.data(), scratch.get());
   float* out = static_cast<float*>(buffers[parameter_count_]);
   const int step_count = static_cast<int>(steps_.size());
   for (size_t t = 0; t < tiles.size(); ++t) {
     const int64_t row = tiles[t].row;
     const int64_t start = tiles[t].start;
     const int64_t n = tiles[t].n;
-    if (t + 1 < tiles.size() && plan_.empty()) {
+    if (t + 1 < tiles.size()) {
       // The next tile's rows of the full parameters, on their way into the
       // cache while this tile computes: the steps run one after another,
       // so without this the first ones wait for memory and the later ones
-      // leave it idle.  (Compiled loops stream through memory as a JIT
-      // kernel does, and the hardware's prefetchers serve them better:
+      // leave it idle.  (Generated code streams through memory as a JIT
+      // kernel does, and the hardware's prefetchers serve it better:
       // elementwise chain 16M, 1 thread: 6.2 ms with this, 4.9 without.)
       const TileRange& next = tiles[t + 1];
       for (int parameter : full_parameters_) {
@@ -842,19 +916,33 @@ void TileKernel::RunTiles(void** buffers, const std::vector<TileRange>& tiles) c
         }
       }
     }
-    bool streamed = false;
-    if (plan_.empty()) {
-      RunSteps(0, step_count, buffers, tiles[t], values.data(), scratch.get());
-    } else {
-      streamed = RunPlan(buffers, tiles[t], values.data(), scratch.get());
-    }
+    RunSteps(0, step_count, buffers, tiles[t], values.data(), scratch.get());
     if (steps_[root_].kind == Kind::kRow) out[row] = values[root_].scalar;
-    if (streaming_ && !streamed) {
+    if (streaming_) {
       StoreStreaming(scratch.get() + root_slot_ * tile_length_, out + row * row_length_ + start, n);
     }
   }
   // Non-temporal stores are weakly ordered: drain them before the caller
   // says the result is there.
+  if (streaming_) _mm_sfence();
+}
+
+void TileKernel::RunCode(void** buffers, const std::vector<TileRange>& tiles, Value* values,
+                         float* scratch) const {
+  float* out = static_cast<float*>(buffers[parameter_count_]);
+  // The scratch tiles the loops write (the same for every tile).
+  for (int step : stored_) values[step].tile = scratch + steps_[step].slot * tile_length_;
+  for (const TileRange& tile : tiles) {
+    float* result = out + tile.row * row_length_ + tile.start;
+    if (streaming_code_ != nullptr && reinterpret_cast<uintptr_t>(result) % 64 == 0) {
+      streaming_code_->Run(values, tile.n, buffers, tile.row, tile.start);
+    } else {
+      if (streaming_) values[root_].tile = scratch + root_slot_ * tile_length_;
+      code_->Run(values, tile.n, buffers, tile.row, tile.start);
+      if (streaming_) StoreStreaming(scratch + root_slot_ * tile_length_, result, tile.n);
+    }
+    if (steps_[root_].kind == Kind::kRow) out[tile.row] = values[root_].scalar;
+  }
   if (streaming_) _mm_sfence();
 }
 
@@ -877,29 +965,6 @@ float* TileKernel::TileOf(int step, void** buffers, const TileRange& tile, float
   return step == root_ && !streaming_ ? static_cast<float*>(buffers[parameter_count_]) +
                                             (fold_ >= 0 ? 0 : tile.row * row_length_) + tile.start
                                       : scratch + steps_[step].slot * tile_length_;
-}
-
-bool TileKernel::RunPlan(void** buffers, const TileRange& tile, Value* values,
-                         float* scratch) const {
-  bool streamed = false;
-  for (const PlanEntry& entry : plan_) {
-    if (entry.step >= 0) {
-      RunSteps(entry.step, entry.step + 1, buffers, tile, values, scratch);
-      continue;
-    }
-    const Loop& loop = loops_[entry.loop];
-    for (int step : loop.stored) values[step].tile = TileOf(step, buffers, tile, scratch);
-    float* result =
-        static_cast<float*>(buffers[parameter_count_]) + tile.row * row_length_ + tile.start;
-    if (loop.streaming_code != nullptr && reinterpret_cast<uintptr_t>(result) % 64 == 0) {
-      values[root_].tile = result;
-      loop.streaming_code->Run(values, tile.n);
-      streamed = true;
-    } else {
-      loop.code->Run(values, tile.n);
-    }
-  }
-  return streamed;
 }
 
 void TileKernel::RunSteps(int first, int last, void** buffers, const TileRange& range,

@@ -3,21 +3,22 @@
 // the fused computation in microseconds, with no LLVM: each step runs one
 // precompiled loop (tile_ops.h, or a math routine over an array,
 // llvm_ir/math_library.h) over a tile of a row held in cache, or, on
-// AVX-512 hosts, runs of steps run as loops generated for them (below).
+// AVX-512 hosts, the whole program as code generated for it (below).
 //
 // Why: a fusion's LLVM compile is milliseconds (a softmax row kernel: 10
 // ms, 60% of it instruction selection and register allocation), and for
 // the memory-bound fusions the tier takes (softmax, layer norm, elementwise
 // chains) a kernel's run time is the memory's, not the code's.
 //
-// Where the host has AVX-512 (TileKernelOptions::compile_loops), runs of
-// elementwise steps and the reduces they feed run as loops of machine code
-// instead (tile_loop.h, generated in microseconds with no LLVM): 64
-// elements at a time through every step of the run.  Measured on this
-// machine's AMD EPYC (tessera bench --kernels=tile | tile_ops | llvm, 2
-// threads): elementwise chain 16M 2.7 | 4.8 | 2.2 ms, layer norm
-// 4096x1024 0.47 | 1.04 | 0.36 ms, softmax 4096x1024 0.88 | 1.16 |
-// 0.59 ms (the exp a call per 64 elements, the LLVM kernel's inline).
+// Where the host has AVX-512 (TileKernelOptions::compile_loops), a tile's
+// whole program runs as one function of machine code instead (tile_code.h,
+// generated in microseconds with no LLVM): runs of elementwise steps, and
+// the reduces they feed, as loops of 64 elements at a time through every
+// step of the run, and the steps done once per tile between them.
+// Measured on this machine's AMD EPYC (tessera bench --kernels=tile |
+// tile_ops | llvm, 2 threads): elementwise chain 16M 2.5 | 4.8 | 2.3 ms,
+// layer norm 4096x1024 0.38 | 1.04 | 0.40 ms, softmax 4096x1024 0.90 |
+// 1.16 | 0.67 ms (its exp a call per 64 elements, inline in LLVM's).
 //
 // Results are the JIT kernel's, element for element: the same IEEE
 // operations, the elemental emitter's maximum/minimum, the same math
@@ -66,7 +67,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "backends/cpu/tile_loop.h"
+#include "backends/cpu/tile_code.h"
 #include "backends/cpu/tile_ops.h"
 #include "backends/llvm_ir/llvm_jit.h"
 #include "hlo/ir/hlo_computation.h"
@@ -85,9 +86,9 @@ struct TileKernelOptions {
   // (LoopKernelOptions::streaming_store_bytes); unset: the host's
   // threshold, llvm_ir::StreamingStoreThresholdBytes().
   std::optional<int64_t> streaming_store_bytes;
-  // Runs of elementwise steps and the reduces of their results run as
-  // loops of machine code (tile_loop.h) where the host has AVX-512; the
-  // other steps, and every step without it, as tile operations.
+  // A tile's program runs as generated machine code (tile_code.h) where
+  // the host has AVX-512 and every step has code; otherwise every step
+  // runs as a tile operation.
   bool compile_loops = true;
 };
 
@@ -127,9 +128,9 @@ class TileKernel {
   bool SplitAs(int64_t work_size);
   // Whether the result is written with non-temporal stores.
   bool streaming() const { return streaming_; }
-  // How many compiled loops (TileKernelOptions::compile_loops) run the
-  // steps: 0 where all run as tile operations.
-  int compiled_loops() const { return static_cast<int>(loops_.size()); }
+  // How many loops the generated code (TileKernelOptions::compile_loops)
+  // runs: 0 where the steps run as tile operations.
+  int compiled_loops() const { return compiled_loops_; }
 
  private:
   enum class Kind : uint8_t { kScalar, kRow, kFull };
@@ -157,7 +158,7 @@ class TileKernel {
     tile_ops::Reduction reduction{};
     int math_function = -1;                    // an llvm_ir::MathFunction, for kMath
     void* array_routine = nullptr;             // UnaryArrayRoutine
-    void* vector_routine = nullptr;            // of 64 lanes, for a TileLoop
+    void* vector_routine = nullptr;            // of 64 lanes, for TileCode
     float (*scalar_routine)(float) = nullptr;  // the scalar routine
     int slot = -1;  // full values computed here: their tile in the scratch
   };
@@ -166,19 +167,6 @@ class TileKernel {
     int64_t row, start, n;
   };
   using Value = TileValue;
-  // Runs of steps as TileLoops, where they are: the order they run in.
-  struct PlanEntry {
-    int step = -1;  // a step run as a tile operation, or
-    int loop = -1;  // loops_[loop]
-  };
-  struct Loop {
-    std::unique_ptr<TileLoop> code;
-    // For a streaming result computed in the loop: the loop storing it
-    // straight to the result with non-temporal stores, for tiles of the
-    // result that are 64-byte aligned (code stores it to its scratch tile).
-    std::unique_ptr<TileLoop> streaming_code;
-    std::vector<int> stored;  // the steps it writes to tiles
-  };
   TileKernel() = default;
   // A reduce's step of `op` and `kind` with its reducer's operation and
   // operand order; Unimplemented for other reducers.
@@ -191,15 +179,17 @@ class TileKernel {
   // ones computed into `scratch` (slots of tile_length_).
   void RunSteps(int first, int last, void** buffers, const TileRange& tile, Value* values,
                 float* scratch) const;
-  // Groups the steps into loops (plan_, loops_; empty where no step
-  // runs in one).  ResourceExhausted where a loop needs more registers
-  // than the host has.
-  absl::Status PlanLoops();
+  // Compiles the program (code_, streaming_code_, stored_).  Unimplemented
+  // where a step has no code (a serial reduce); ResourceExhausted where a
+  // loop needs more registers than the host has.
+  absl::Status CompileCode();
   // Step i as a step of loop `loop` (loop_of: each step's loop, or -1).
   absl::StatusOr<TileLoopStep> LoopStepOf(int i, int loop, const std::vector<int>& loop_of) const;
-  // All the steps over `tile` as plan_ orders them; true where a loop
-  // wrote the (streaming) result to its place.
-  bool RunPlan(void** buffers, const TileRange& tile, Value* values, float* scratch) const;
+  // Step i, not a loop's, as a step done once per tile.
+  absl::StatusOr<TileScalarStep> ScalarStepOf(int i) const;
+  // The tiles of `tiles` through code_ (or streaming_code_).
+  void RunCode(void** buffers, const std::vector<TileRange>& tiles, Value* values,
+               float* scratch) const;
   // The tile a full step computed here writes: the result's, or its
   // scratch slot.
   float* TileOf(int step, void** buffers, const TileRange& tile, float* scratch) const;
@@ -223,8 +213,15 @@ class TileKernel {
   int root_slot_ = -1;
   // A column reduction's kFold step (the result is then [E], per column).
   int fold_ = -1;
-  std::vector<PlanEntry> plan_;
-  std::vector<Loop> loops_;
+  // The generated program; for a streaming result computed in a loop, also
+  // one storing it straight to the result with non-temporal stores, for
+  // tiles of the result that are 64-byte aligned (code_ stores it to its
+  // scratch tile).
+  std::unique_ptr<TileCode> code_;
+  std::unique_ptr<TileCode> streaming_code_;
+  // The steps other than the result that code_'s loops write to tiles.
+  std::vector<int> stored_;
+  int compiled_loops_ = 0;
 };
 
 }  // namespace cpu

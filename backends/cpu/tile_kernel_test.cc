@@ -207,7 +207,7 @@ TEST(TileKernelTest, SoftmaxMatchesJitKernels) {
 // Softmax's steps as compiled loops: up to each reduce, and the division
 // after the last (ExpectSameAsJitKernels checks their results).
 TEST(TileKernelTest, CompiledLoopsEndAtTheReducesTheyFeed) {
-  if (!TileLoop::Supported()) GTEST_SKIP() << "the host has no AVX-512";
+  if (!TileCode::Supported()) GTEST_SKIP() << "the host has no AVX-512";
   absl::StatusOr<std::unique_ptr<HloModule>> module =
       ParseHloModule(absl::StrReplaceAll(Softmax(), {{"ROWS", "8"}, {"LEN", "100"}}));
   ASSERT_TRUE(module.ok()) << module.status();

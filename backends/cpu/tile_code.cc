@@ -1,6 +1,7 @@
-// TileLoop: tile steps as one loop of AVX-512 code; see tile_loop.h.
-#include "backends/cpu/tile_loop.h"
+// TileCode: a tile program as one function of AVX-512 code; see tile_code.h.
+#include "backends/cpu/tile_code.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
 
@@ -82,10 +83,13 @@ uint32_t Identity(BinaryOp op) {
 
 }  // namespace
 
-// The code: registers rbx = values, r12 = n, r14 = the iteration's first
-// element.  The main loop runs whole iterations without masks; the last,
-// partial one masks each vector's loads, stores and folds with k1 (the
-// frame's masks at [rsp, rsp + 8)).
+// The code runs the items in order: a step done once is straight-line code
+// on values[] (Run's buffers, row and start kept in the frame at
+// [rsp + 16, rsp + 40)); a loop is emitted as follows.  Registers: rbx =
+// values, r12 = n, r14 = the iteration's first element.  The main loop
+// runs whole iterations without masks; the last, partial one masks each
+// vector's loads, stores and folds with k1 (the frame's masks at [rsp,
+// rsp + 8)).
 //
 // A loop's steps fall into phases, cut at the math steps: a phase runs
 // its steps vector by vector, every value in a register (zmm0, zmm4, zmm5,
@@ -99,18 +103,49 @@ uint32_t Identity(BinaryOp op) {
 // calls), combined after the loop.  zmm1..3 stage operands loaded from
 // memory; zmm6, zmm7, k2 and k3 are scratch.  The first six tiles'
 // addresses stay in r8..r11, r13 and r15 (reloaded after a call too).
-class TileLoop::Generator : public Xbyak::CodeGenerator {
+class TileCode::Generator : public Xbyak::CodeGenerator {
  public:
   // Thrown where a phase holds more values at once than there are value
   // registers (the values are not spilled).
   struct OutOfRegisters {};
 
-  explicit Generator(const std::vector<TileLoopStep>& steps)
-      : Xbyak::CodeGenerator(4096, Xbyak::AutoGrow), steps_(steps) {
+  Generator(const std::vector<TileCodeItem>& items, int64_t row_length)
+      : Xbyak::CodeGenerator(4096, Xbyak::AutoGrow), row_length_(row_length) {
+    for (const TileCodeItem& item : items) {
+      max_loop_steps_ = std::max(max_loop_steps_, static_cast<int>(item.loop.size()));
+    }
+    Emit(items);
+    // Executable, no longer writable.
+    readyRE();
+  }
+
+ private:
+  using Zmm = Xbyak::Zmm;
+  static constexpr size_t kScalarRegisters = 8;
+  static constexpr int kFirstLaneRegister = 8;
+  static constexpr int kLaneRegisters = TileCode::kMaxLanes / 16;
+  const Zmm half_{28};
+  const Zmm one_{29};
+  const Zmm magnitude_bits_{30};
+  const Zmm sign_bit_{31};
+  // The frame's slots for Run's buffers, row and start.
+  static constexpr int kBuffersSlot = 16;
+  static constexpr int kRowSlot = 24;
+  static constexpr int kStartSlot = 32;
+
+  // The loop about to be emitted: its steps' phases, temporaries and
+  // registers.
+  void PrepareLoop(const std::vector<TileLoopStep>& steps) {
+    steps_ = steps;
+    index_of_.clear();
+    scalar_register_.clear();
+    pointer_register_.clear();
+    first_lanes_.clear();
+    pool_.clear();
     const int count = static_cast<int>(steps_.size());
     int lane_vectors = 0;
     int phase = 0;
-    phase_of_.resize(count);
+    phase_of_.assign(count, 0);
     for (int s = 0; s < count; ++s) {
       const TileLoopStep& step = steps_[s];
       index_of_[step.value] = s;
@@ -152,20 +187,7 @@ class TileLoop::Generator : public Xbyak::CodeGenerator {
     }
     for (int r = 0; r < 3; ++r) pool_.push_back(r == 0 ? 0 : r + 3);  // zmm0, zmm4, zmm5
     for (int r = 16; r < 28 - static_cast<int>(scalar_register_.size()); ++r) pool_.push_back(r);
-    Emit();
-    // Executable, no longer writable.
-    readyRE();
   }
-
- private:
-  using Zmm = Xbyak::Zmm;
-  static constexpr size_t kScalarRegisters = 8;
-  static constexpr int kFirstLaneRegister = 8;
-  static constexpr int kLaneRegisters = TileLoop::kMaxLanes / 16;
-  const Zmm half_{28};
-  const Zmm one_{29};
-  const Zmm magnitude_bits_{30};
-  const Zmm sign_bit_{31};
 
   void AssignPointerRegister(int value) {
     static constexpr int kPointerRegisters[] = {8, 9, 10, 11, 13, 15};
@@ -177,13 +199,13 @@ class TileLoop::Generator : public Xbyak::CodeGenerator {
   int TempBytes() const { return ElementsPerIteration() * 4; }
   int TempOffset(int step) const { return 64 + step * TempBytes(); }
   // One more temporary: a math routine's operand that is not a loop value.
-  int ScratchOffset() const { return TempOffset(static_cast<int>(steps_.size())); }
+  int ScratchOffset() const { return TempOffset(max_loop_steps_); }
   // The lane registers' place across a call.
   int LaneSaveOffset(int reg) const {
     return ScratchOffset() + TempBytes() + (reg - kFirstLaneRegister) * 64;
   }
 
-  void Emit() {
+  void Emit(const std::vector<TileCodeItem>& items) {
     using namespace Xbyak;
     const int frame = LaneSaveOffset(kFirstLaneRegister + kLaneRegisters) + 64;
     push(rbp);
@@ -197,6 +219,31 @@ class TileLoop::Generator : public Xbyak::CodeGenerator {
     and_(rsp, -64);
     mov(rbx, rdi);
     mov(r12, rsi);
+    mov(ptr[rsp + kBuffersSlot], rdx);
+    mov(ptr[rsp + kRowSlot], rcx);
+    mov(ptr[rsp + kStartSlot], r8);
+    LoadConstants();
+    for (const TileCodeItem& item : items) {
+      if (item.step.has_value()) {
+        EmitScalarStep(*item.step);
+      } else {
+        PrepareLoop(item.loop);
+        EmitLoop();
+      }
+    }
+    lea(rsp, ptr[rbp - 40]);
+    pop(r15);
+    pop(r14);
+    pop(r13);
+    pop(r12);
+    pop(rbx);
+    pop(rbp);
+    vzeroupper();
+    ret();
+  }
+
+  void EmitLoop() {
+    using namespace Xbyak;
     LoadInvariants();
     int reduce = 0;
     for (const TileLoopStep& step : steps_) {
@@ -225,22 +272,90 @@ class TileLoop::Generator : public Xbyak::CodeGenerator {
     for (const TileLoopStep& step : steps_) {
       if (step.op == Op::kReduce) CombineLanes(step, first_lanes_[reduce++]);
     }
-    lea(rsp, ptr[rbp - 40]);
-    pop(r15);
-    pop(r14);
-    pop(r13);
-    pop(r12);
-    pop(rbx);
-    pop(rbp);
-    vzeroupper();
-    ret();
   }
 
-  void LoadInvariants() {
+  // rax = buffers[parameter].
+  void LoadBuffer(int parameter) {
+    mov(rax, ptr[rsp + kBuffersSlot]);
+    mov(rax, ptr[rax + parameter * 8]);
+  }
+
+  // A step done once: its value into values[step.value].  Arithmetic runs
+  // on broadcast scalars with the loops' own sequences, lane 0 stored.
+  void EmitScalarStep(const TileScalarStep& step) {
+    using ScalarOp = TileScalarStep::Op;
+    const Xbyak::Address tile = ptr[rbx + step.value * 16];
+    const Xbyak::Address scalar = dword[rbx + step.value * 16 + 8];
+    switch (step.op) {
+      case ScalarOp::kRowTile:
+        LoadBuffer(step.parameter);
+        mov(rcx, ptr[rsp + kRowSlot]);
+        mov(rdx, row_length_);
+        imul(rcx, rdx);
+        add(rcx, ptr[rsp + kStartSlot]);
+        lea(rax, ptr[rax + rcx * 4]);
+        mov(tile, rax);
+        return;
+      case ScalarOp::kColumnTile:
+        LoadBuffer(step.parameter);
+        mov(rcx, ptr[rsp + kStartSlot]);
+        lea(rax, ptr[rax + rcx * 4]);
+        mov(tile, rax);
+        return;
+      case ScalarOp::kRowElement:
+        LoadBuffer(step.parameter);
+        mov(rcx, ptr[rsp + kRowSlot]);
+        vmovss(xmm0, dword[rax + rcx * 4]);
+        vmovss(scalar, xmm0);
+        return;
+      case ScalarOp::kFirstElement:
+        LoadBuffer(step.parameter);
+        vmovss(xmm0, dword[rax]);
+        vmovss(scalar, xmm0);
+        return;
+      case ScalarOp::kConstant:
+        mov(scalar, __builtin_bit_cast(uint32_t, step.constant));
+        return;
+      case ScalarOp::kMath:
+        vmovss(xmm0, dword[rbx + step.operands[0] * 16 + 8]);
+        mov(rax, reinterpret_cast<uint64_t>(step.routine));
+        call(rax);
+        vmovss(scalar, xmm0);
+        LoadConstants();
+        return;
+      case ScalarOp::kBinary:
+      case ScalarOp::kUnary:
+      case ScalarOp::kCompare:
+      case ScalarOp::kSelect:
+        break;
+    }
+    Zmm in[3] = {zmm1, zmm2, zmm3};
+    for (size_t o = 0; o < step.operands.size(); ++o) {
+      vbroadcastss(in[o], dword[rbx + step.operands[o] * 16 + 8]);
+    }
+    if (step.op == ScalarOp::kBinary) {
+      Binary(step.binary, zmm0, in[0], in[1]);
+    } else if (step.op == ScalarOp::kUnary) {
+      Unary(step.unary, zmm0, in[0]);
+    } else if (step.op == ScalarOp::kCompare) {
+      Compare(step.compare, zmm0, in[0], in[1]);
+    } else {
+      Select(zmm0, in[0], in[1], in[2]);
+    }
+    vmovss(scalar, xmm0);
+  }
+
+  void LoadConstants() {
     Broadcast(half_, kHalf);
     Broadcast(one_, kOne);
     Broadcast(magnitude_bits_, ~kSignBit);
     Broadcast(sign_bit_, kSignBit);
+  }
+
+  // A loop's invariants: the constants, its scalars' registers and its
+  // tiles' addresses.
+  void LoadInvariants() {
+    LoadConstants();
     for (const auto& [value, index] : scalar_register_) {
       vbroadcastss(Zmm(index), dword[rbx + value * 16 + 8]);
     }
@@ -467,6 +582,20 @@ class TileLoop::Generator : public Xbyak::CodeGenerator {
     }
   }
 
+  // out = a op b ? 1 : 0.
+  void Compare(CompareOp op, const Zmm& out, const Zmm& a, const Zmm& b) {
+    vcmpps(k2, a, b, ComparePredicate(op));
+    vpxord(out, out, out);
+    vmovaps(out | k2, one_);
+  }
+
+  // out = p != 0 ? on_true : on_false (a NaN predicate is true, as in C).
+  void Select(const Zmm& out, const Zmm& p, const Zmm& on_true, const Zmm& on_false) {
+    vpxord(zmm6, zmm6, zmm6);
+    vcmpps(k2, p, zmm6, kCmpNeqUq);
+    vblendmps(out | k2, on_false, on_true);
+  }
+
   // A binary, unary, compare or select step into out.
   void EmitElementwise(const TileLoopStep& step, const Zmm& out, const Zmm* in) {
     switch (step.op) {
@@ -475,14 +604,9 @@ class TileLoop::Generator : public Xbyak::CodeGenerator {
       case Op::kUnary:
         return Unary(step.unary, out, in[0]);
       case Op::kCompare:
-        vcmpps(k2, in[0], in[1], ComparePredicate(step.compare));
-        vpxord(out, out, out);
-        return vmovaps(out | k2, one_);
+        return Compare(step.compare, out, in[0], in[1]);
       case Op::kSelect:
-        // p != 0 ? on_true : on_false (a NaN predicate is true, as in C).
-        vpxord(zmm6, zmm6, zmm6);
-        vcmpps(k2, in[0], zmm6, kCmpNeqUq);
-        return vblendmps(out | k2, in[2], in[1]);
+        return Select(out, in[0], in[1], in[2]);
       case Op::kMath:
       case Op::kReduce:
         return;
@@ -560,7 +684,10 @@ class TileLoop::Generator : public Xbyak::CodeGenerator {
     return end;
   }
 
-  const std::vector<TileLoopStep> steps_;
+  const int64_t row_length_;
+  int max_loop_steps_ = 0;
+  // The loop being emitted (PrepareLoop).
+  std::vector<TileLoopStep> steps_;
   absl::flat_hash_map<int, int> index_of_;  // a value -> its step's index
   std::vector<int> phase_of_;
   int phases_ = 1;
@@ -580,7 +707,7 @@ class TileLoop::Generator : public Xbyak::CodeGenerator {
   bool masked_ = false;
 };
 
-bool TileLoop::Supported() {
+bool TileCode::Supported() {
   static const bool supported = [] {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("bmi2");
@@ -588,47 +715,65 @@ bool TileLoop::Supported() {
   return supported;
 }
 
-TileLoop::~TileLoop() = default;
+TileCode::~TileCode() = default;
 
-absl::StatusOr<std::unique_ptr<TileLoop>> TileLoop::Compile(std::vector<TileLoopStep> steps) {
-  if (!Supported()) return absl::UnimplementedError("tile loop: the host has no AVX-512");
-  std::unique_ptr<TileLoop> loop(new TileLoop);
+namespace {
+
+absl::Status CheckLoop(const std::vector<TileLoopStep>& steps) {
   absl::flat_hash_map<int, const TileLoopStep*> earlier;
-  int lane_vectors = 0;
+  int64_t lanes = 0;
   for (const TileLoopStep& step : steps) {
     for (const TileLoopStep::Operand& operand : step.operands) {
       auto it = earlier.find(operand.value);
       if (operand.source == Source::kLoop &&
           (it == earlier.end() || it->second->op == Op::kReduce)) {
         return absl::InvalidArgumentError(
-            absl::StrCat("tile loop: value ", operand.value, " is not an earlier loop value"));
+            absl::StrCat("tile code: value ", operand.value, " is not an earlier loop value"));
       }
     }
     if (step.op == Op::kReduce) {
       if (step.reduction.lanes != 32 && step.reduction.lanes != 64) {
-        return absl::InvalidArgumentError("tile loop: a reduce of other than 32 or 64 lanes");
+        return absl::InvalidArgumentError("tile code: a reduce of other than 32 or 64 lanes");
       }
-      lane_vectors += static_cast<int>(step.reduction.lanes / 16);
-      if (lane_vectors * 16 > kMaxLanes) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("tile loop: reduces of more than ", kMaxLanes, " lanes in all"));
+      lanes += step.reduction.lanes;
+      if (lanes > TileCode::kMaxLanes) {
+        return absl::InvalidArgumentError(absl::StrCat("tile code: a loop's reduces of more than ",
+                                                       TileCode::kMaxLanes, " lanes in all"));
       }
     }
     if (step.op == Op::kMath && step.vector_routine == nullptr) {
-      return absl::InvalidArgumentError("tile loop: a math step without its routine");
+      return absl::InvalidArgumentError("tile code: a math step without its routine");
     }
     earlier[step.value] = &step;
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<TileCode>> TileCode::Compile(std::vector<TileCodeItem> items,
+                                                            int64_t row_length) {
+  if (!Supported()) return absl::UnimplementedError("tile code: the host has no AVX-512");
+  for (const TileCodeItem& item : items) {
+    if (item.step.has_value()) {
+      if (item.step->op == TileScalarStep::Op::kMath && item.step->routine == nullptr) {
+        return absl::InvalidArgumentError("tile code: a math step without its routine");
+      }
+      continue;
+    }
+    if (absl::Status checked = CheckLoop(item.loop); !checked.ok()) return checked;
+  }
+  std::unique_ptr<TileCode> code(new TileCode);
   try {
-    loop->generator_ = std::make_unique<Generator>(steps);
+    code->generator_ = std::make_unique<Generator>(items, row_length);
   } catch (const Generator::OutOfRegisters&) {
     return absl::ResourceExhaustedError(
-        "tile loop: more values at once than the vector registers hold");
+        "tile code: a loop with more values at once than the vector registers hold");
   } catch (const Xbyak::Error& error) {
-    return absl::InternalError(absl::StrCat("tile loop: code generation failed: ", error.what()));
+    return absl::InternalError(absl::StrCat("tile code: code generation failed: ", error.what()));
   }
-  loop->function_ = loop->generator_->getCode<Function>();
-  return loop;
+  code->function_ = code->generator_->getCode<Function>();
+  return code;
 }
 
 }  // namespace cpu

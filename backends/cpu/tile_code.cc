@@ -503,18 +503,21 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
     }
   }
 
-  // tile_ops' MaxMin: the compare-select, equal operands' bits combined
-  // (AND for max, OR for min), a NaN `a` kept.  Clobbers zmm6, k2, k3.
+  // tile_ops' MaxMin: the compare-select (x86's max and min: a > b ? a :
+  // b, and a < b ? a : b), equal operands' bits combined (AND for max: +0
+  // wins; OR for min), a NaN `a` kept.  Clobbers k3.
   void MaxMin(const Zmm& out, const Zmm& a, const Zmm& b, bool is_max) {
-    vcmpps(k2, a, b, is_max ? kCmpGtOq : kCmpLtOq);
-    vblendmps(out | k2, b, a);
+    if (is_max) {
+      vmaxps(out, a, b);
+    } else {
+      vminps(out, a, b);
+    }
     vcmpps(k3, a, b, kCmpEqOq);
     if (is_max) {
-      vpandd(zmm6, a, b);
+      vpandd(out | k3, a, b);
     } else {
-      vpord(zmm6, a, b);
+      vpord(out | k3, a, b);
     }
-    vmovaps(out | k3, zmm6);
     vcmpps(k3, a, a, kCmpUnordQ);
     vmovaps(out | k3, a);
   }

@@ -760,7 +760,6 @@ absl::StatusOr<TileScalarStep> TileKernel::ScalarStepOf(int i) const {
   scalar.unary = step.unary;
   scalar.compare = step.compare;
   scalar.routine = step.scalar_routine;
-  int operands = 0;
   switch (step.op) {
     case StepOp::kParameter:
       scalar.op = step.kind == Kind::kFull  ? TileScalarStep::Op::kRowTile
@@ -775,31 +774,28 @@ absl::StatusOr<TileScalarStep> TileKernel::ScalarStepOf(int i) const {
       return scalar;
     case StepOp::kBinary:
       scalar.op = TileScalarStep::Op::kBinary;
-      operands = 2;
       break;
     case StepOp::kCompare:
       scalar.op = TileScalarStep::Op::kCompare;
-      operands = 2;
       break;
     case StepOp::kUnary:
       scalar.op = TileScalarStep::Op::kUnary;
-      operands = 1;
       break;
     case StepOp::kSelect:
       scalar.op = TileScalarStep::Op::kSelect;
-      operands = 3;
       break;
     case StepOp::kMath:
       scalar.op = TileScalarStep::Op::kMath;
-      operands = 1;
       break;
     default:
-      break;
+      return absl::UnimplementedError("tile kernel: a step without generated code");
   }
-  if (operands == 0 || step.kind == Kind::kFull) {
+  if (step.kind == Kind::kFull) {
     return absl::UnimplementedError("tile kernel: a step without generated code");
   }
-  scalar.operands.assign(step.operands, step.operands + operands);
+  for (int operand : step.operands) {
+    if (operand >= 0) scalar.operands.push_back(operand);
+  }
   return scalar;
 }
 
@@ -808,7 +804,6 @@ absl::StatusOr<TileLoopStep> TileKernel::LoopStepOf(int i, int loop,
   const Step& step = steps_[i];
   TileLoopStep loop_step;
   loop_step.value = i;
-  int operands = 2;
   switch (step.op) {
     case StepOp::kBinary:
       loop_step.op = TileLoopStep::Op::kBinary;
@@ -818,25 +813,23 @@ absl::StatusOr<TileLoopStep> TileKernel::LoopStepOf(int i, int loop,
       break;
     case StepOp::kUnary:
       loop_step.op = TileLoopStep::Op::kUnary;
-      operands = 1;
       break;
     case StepOp::kMath:
       loop_step.op = TileLoopStep::Op::kMath;
-      operands = 1;
       break;
     case StepOp::kSelect:
       loop_step.op = TileLoopStep::Op::kSelect;
-      operands = 3;
       break;
     case StepOp::kReduce:
       loop_step.op = TileLoopStep::Op::kReduce;
       loop_step.init_value = step.operands[1];
-      operands = 1;
       break;
     default:
       return absl::InternalError("tile kernel: a step no loop runs in a loop");
   }
-  for (int o = 0; o < operands; ++o) {
+  // (A reduce's second operand, its init value, is read once the loop is
+  // done; unused operands are -1.)
+  for (int o = 0; o < (step.op == StepOp::kReduce ? 1 : 3) && step.operands[o] >= 0; ++o) {
     const int operand = step.operands[o];
     TileLoopStep::Operand& loop_operand = loop_step.operands.emplace_back();
     loop_operand.value = operand;

@@ -2,6 +2,7 @@
 #include "backends/cpu/tile_code.h"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <utility>
 
@@ -109,8 +110,10 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
   // registers (the values are not spilled).
   struct OutOfRegisters {};
 
-  Generator(const std::vector<TileCodeItem>& items, int64_t row_length)
-      : Xbyak::CodeGenerator(4096, Xbyak::AutoGrow), row_length_(row_length) {
+  // `pin`: keep math steps' operands and results in registers where the
+  // registers suffice (else OutOfRegisters; the caller tries again without).
+  Generator(const std::vector<TileCodeItem>& items, int64_t row_length, bool pin)
+      : Xbyak::CodeGenerator(4096, Xbyak::AutoGrow), row_length_(row_length), pin_(pin) {
     for (const TileCodeItem& item : items) {
       max_loop_steps_ = std::max(max_loop_steps_, static_cast<int>(item.loop.size()));
     }
@@ -167,18 +170,30 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
       if (step.op == Op::kMath) ++phase;
     }
     phases_ = phase + 1;
-    // Which values go to temporaries (read by a later phase or a routine,
-    // or a routine's result), and each one's last reader in its phase.
+    // Which values go to temporaries (read by a later phase or a routine),
+    // which stay pinned in registers across a phase boundary, and each
+    // one's last reader in its phase.
     in_temp_.assign(count, false);
     last_reader_.assign(count, -1);
+    result_pinned_.assign(count, false);
+    operand_pinned_.assign(count, false);
+    feeds_pinned_operand_.assign(count, false);
+    needs_constants_ = false;
     for (int s = 0; s < count; ++s) {
       const TileLoopStep& step = steps_[s];
-      if (step.op == Op::kMath) in_temp_[s] = true;
+      needs_constants_ |= step.op == Op::kUnary || step.op == Op::kCompare;
       for (const TileLoopStep::Operand& operand : step.operands) {
         if (operand.source != Source::kLoop) continue;
         const int producer = index_of_.at(operand.value);
-        if (step.op == Op::kMath || phase_of_[producer] != phase_of_[s] ||
-            steps_[producer].op == Op::kMath) {
+        const bool producer_is_math = steps_[producer].op == Op::kMath;
+        if (pin_ && producer_is_math && phase_of_[s] == phase_of_[producer] + 1) {
+          result_pinned_[producer] = true;
+        } else if (pin_ && step.op == Op::kMath && !producer_is_math &&
+                   phase_of_[producer] == phase_of_[s]) {
+          operand_pinned_[s] = true;
+          feeds_pinned_operand_[producer] = true;
+        } else if (step.op == Op::kMath || phase_of_[producer] != phase_of_[s] ||
+                   producer_is_math) {
           in_temp_[producer] = true;
         } else {
           last_reader_[producer] = s;
@@ -187,6 +202,35 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
     }
     for (int r = 0; r < 3; ++r) pool_.push_back(r == 0 ? 0 : r + 3);  // zmm0, zmm4, zmm5
     for (int r = 16; r < 28 - static_cast<int>(scalar_register_.size()); ++r) pool_.push_back(r);
+    // The pinned registers come off the top of the pool: results' R_j,
+    // then operands' Q_j; a phase's pool leaves out those it uses.
+    if (pin_ && pool_.size() > 2 * kVectors) {
+      for (int j = 0; j < kVectors; ++j) {
+        result_register_[j] = pool_[pool_.size() - 1 - j];
+        operand_register_[j] = pool_[pool_.size() - 1 - kVectors - j];
+      }
+    } else if (std::find(result_pinned_.begin(), result_pinned_.end(), true) !=
+                   result_pinned_.end() ||
+               std::find(operand_pinned_.begin(), operand_pinned_.end(), true) !=
+                   operand_pinned_.end()) {
+      throw OutOfRegisters();
+    }
+  }
+
+  // Phase `phase`'s value registers: the pool less the registers pinned
+  // during it (the results of the math step before it, the operand of the
+  // one that ends it).
+  std::vector<int> PhasePool(int phase) const {
+    std::vector<int> pool = pool_;
+    auto drop = [&pool](const std::array<int, kVectors>& registers) {
+      for (int r : registers) pool.erase(std::remove(pool.begin(), pool.end(), r), pool.end());
+    };
+    for (int s = 0; s < static_cast<int>(steps_.size()); ++s) {
+      if (steps_[s].op != Op::kMath) continue;
+      if (phase_of_[s] + 1 == phase && result_pinned_[s]) drop(result_register_);
+      if (phase_of_[s] == phase && operand_pinned_[s]) drop(operand_register_);
+    }
+    return pool;
   }
 
   void AssignPointerRegister(int value) {
@@ -223,6 +267,7 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
     mov(ptr[rsp + kRowSlot], rcx);
     mov(ptr[rsp + kStartSlot], r8);
     LoadConstants();
+    constants_live_ = true;
     for (const TileCodeItem& item : items) {
       if (item.step.has_value()) {
         EmitScalarStep(*item.step);
@@ -321,7 +366,7 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
         mov(rax, reinterpret_cast<uint64_t>(step.routine));
         call(rax);
         vmovss(scalar, xmm0);
-        LoadConstants();
+        constants_live_ = false;
         return;
       case ScalarOp::kBinary:
       case ScalarOp::kUnary:
@@ -329,6 +374,7 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
       case ScalarOp::kSelect:
         break;
     }
+    EnsureConstants();
     Zmm in[3] = {zmm1, zmm2, zmm3};
     for (size_t o = 0; o < step.operands.size(); ++o) {
       vbroadcastss(in[o], dword[rbx + step.operands[o] * 16 + 8]);
@@ -345,6 +391,12 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
     vmovss(scalar, xmm0);
   }
 
+  // The constants' registers, loaded again where a call clobbered them.
+  void EnsureConstants() {
+    if (!constants_live_) LoadConstants();
+    constants_live_ = true;
+  }
+
   void LoadConstants() {
     Broadcast(half_, kHalf);
     Broadcast(one_, kOne);
@@ -355,7 +407,7 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
   // A loop's invariants: the constants, its scalars' registers and its
   // tiles' addresses.
   void LoadInvariants() {
-    LoadConstants();
+    if (needs_constants_) EnsureConstants();
     for (const auto& [value, index] : scalar_register_) {
       vbroadcastss(Zmm(index), dword[rbx + value * 16 + 8]);
     }
@@ -375,14 +427,16 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
 
   void EmitBody(bool masked) {
     masked_ = masked;
+    pinned_result_ = -1;
     const int count = static_cast<int>(steps_.size());
     int first = 0;
     for (int phase = 0; phase < phases_; ++phase) {
       int end = first;
       while (end < count && phase_of_[end] == phase && steps_[end].op != Op::kMath) ++end;
+      const std::vector<int> pool = PhasePool(phase);
       for (int j = 0; j < kVectors; ++j) {
         LoadMask(j);
-        free_ = pool_;
+        free_ = pool;
         register_of_.clear();
         int reduce = 0;
         for (int s = 0; s < first; ++s) reduce += steps_[s].op == Op::kReduce;
@@ -431,6 +485,7 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
         if (auto it = register_of_.find(operand.value); it != register_of_.end()) {
           return Zmm(it->second);
         }
+        if (pinned_result_ == operand.value) return Zmm(result_register_[j]);
         vmovaps(staged, ptr[rsp + TempOffset(index_of_.at(operand.value)) + 64 * j]);
         return staged;
       }
@@ -473,22 +528,25 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
     if (step.op == Op::kReduce) {
       const tile_ops::Reduction& reduction = step.reduction;
       const Zmm lanes(first_lane + j % static_cast<int>(reduction.lanes / 16));
-      Fold(reduction, zmm7, lanes, in[0]);
-      if (masked_) {
-        vmovaps(lanes | k1, zmm7);
+      if (reduction.op == BinaryOp::kMaximum || reduction.op == BinaryOp::kMinimum) {
+        Fold(reduction, zmm7, lanes, in[0]);  // MaxMin's out is neither operand
+        vmovaps(masked_ ? lanes | k1 : lanes, zmm7);
       } else {
-        vmovaps(lanes, zmm7);
+        Fold(reduction, masked_ ? lanes | k1 : lanes, lanes, in[0]);  // merge-masked
       }
     } else {
-      if (free_.empty()) throw OutOfRegisters();
-      const Zmm out(free_.back());
-      free_.pop_back();
+      // A value only a pinned routine operand reads is computed in place.
+      const bool only_operand = feeds_pinned_operand_[s] && last_reader_[s] < 0 && !in_temp_[s];
+      if (!only_operand && free_.empty()) throw OutOfRegisters();
+      const Zmm out(only_operand ? operand_register_[j] : free_.back());
+      if (!only_operand) free_.pop_back();
       EmitElementwise(step, out, in);
       if (in_temp_[s]) vmovaps(ptr[rsp + TempOffset(s) + 64 * j], out);
+      if (feeds_pinned_operand_[s] && !only_operand) vmovaps(Zmm(operand_register_[j]), out);
       if (step.store) StoreTile(step, j, out);
-      if (last_reader_[s] >= 0) {
+      if (!only_operand && last_reader_[s] >= 0) {
         register_of_[step.value] = out.getIdx();
-      } else {
+      } else if (!only_operand) {
         free_.push_back(out.getIdx());
       }
     }
@@ -623,7 +681,8 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
     register_of_.clear();  // the last phase's registers: its last vector's
     for (int j = 0; j < kVectors; ++j) {
       LoadMask(j);
-      const Zmm argument = Operand(step.operands[0], Zmm(j), j);
+      const Zmm argument =
+          operand_pinned_[s] ? Zmm(operand_register_[j]) : Operand(step.operands[0], Zmm(j), j);
       if (argument.getIdx() != j) vmovaps(Zmm(j), argument);
     }
     const int lane_end = LaneRegisterEnd();
@@ -635,9 +694,12 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
     for (int reg = kFirstLaneRegister; reg < lane_end; ++reg) {
       vmovaps(Zmm(reg), ptr[rsp + LaneSaveOffset(reg)]);
     }
+    constants_live_ = false;
     LoadInvariants();
+    pinned_result_ = result_pinned_[s] ? step.value : -1;
     for (int j = 0; j < kVectors; ++j) {
-      vmovaps(ptr[rsp + TempOffset(s) + 64 * j], Zmm(j));
+      if (in_temp_[s]) vmovaps(ptr[rsp + TempOffset(s) + 64 * j], Zmm(j));
+      if (result_pinned_[s]) vmovaps(Zmm(result_register_[j]), Zmm(j));
       if (!step.store) continue;
       LoadMask(j);
       StoreTile(step, j, Zmm(j));
@@ -695,6 +757,20 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
   std::vector<int> phase_of_;
   int phases_ = 1;
   std::vector<bool> in_temp_;
+  // Pinning (pin_): a math step's result kept in result_register_ for
+  // the next phase, instead of a temporary; a math step's operand computed
+  // into operand_register_ by the phase it ends.
+  const bool pin_;
+  std::vector<bool> result_pinned_;
+  std::vector<bool> operand_pinned_;
+  std::vector<bool> feeds_pinned_operand_;
+  std::array<int, kVectors> result_register_{};
+  std::array<int, kVectors> operand_register_{};
+  int pinned_result_ = -1;  // the value in result_register_ now
+  // Whether the loop's steps read half_ .. sign_bit_, and whether they
+  // hold the constants now (a call clobbers them).
+  bool needs_constants_ = false;
+  bool constants_live_ = false;
   std::vector<int> last_reader_;  // in the step's phase; -1: none
   // Scalar operands' values -> the register that holds them.
   absl::flat_hash_map<int, int> scalar_register_;
@@ -768,7 +844,11 @@ absl::StatusOr<std::unique_ptr<TileCode>> TileCode::Compile(std::vector<TileCode
   }
   std::unique_ptr<TileCode> code(new TileCode);
   try {
-    code->generator_ = std::make_unique<Generator>(items, row_length);
+    try {
+      code->generator_ = std::make_unique<Generator>(items, row_length, /*pin=*/true);
+    } catch (const Generator::OutOfRegisters&) {
+      code->generator_ = std::make_unique<Generator>(items, row_length, /*pin=*/false);
+    }
   } catch (const Generator::OutOfRegisters&) {
     return absl::ResourceExhaustedError(
         "tile code: a loop with more values at once than the vector registers hold");

@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xbyak/xbyak.h"
 
 namespace tessera {
 namespace cpu {
@@ -92,6 +93,102 @@ TEST(TileCodeTest, RunsScaleSumAndStoreOverAPartialIteration) {
   EXPECT_EQ(out[kN], -1.0f) << "wrote past the tile";
   // Halves of 1..100 sum exactly in any order.
   EXPECT_EQ(values[4].scalar, 2525.0f);
+}
+
+// A stand-in for a <64 x float> math routine: 2v + 1 on zmm0..3, and
+// every other register a call may clobber (vector, mask and general)
+// clobbered, so that a value the generated code wrongly keeps across a
+// call shows.
+class DoublePlusOneRoutine : public Xbyak::CodeGenerator {
+ public:
+  DoublePlusOneRoutine() {
+    mov(eax, 0x3f800000);  // 1.0f
+    vpbroadcastd(zmm4, eax);
+    for (int j = 0; j < 4; ++j) {
+      vaddps(Xbyak::Zmm(j), Xbyak::Zmm(j), Xbyak::Zmm(j));
+      vaddps(Xbyak::Zmm(j), Xbyak::Zmm(j), zmm4);
+    }
+    for (int r = 4; r < 32; ++r) vpternlogd(Xbyak::Zmm(r), Xbyak::Zmm(r), Xbyak::Zmm(r), 0xff);
+    for (int k = 1; k < 8; ++k) kxnorw(Xbyak::Opmask(k), Xbyak::Opmask(k), Xbyak::Opmask(k));
+    for (const Xbyak::Reg64& reg : {rax, rcx, rdx, rsi, rdi, r8, r9, r10, r11}) mov(reg, -1);
+    ret();
+    readyRE();
+  }
+  void* routine() { return reinterpret_cast<void*>(const_cast<uint8_t*>(getCode())); }
+};
+
+TileLoopStep Math(int value, TileLoopStep::Operand x, void* routine) {
+  TileLoopStep step;
+  step.op = TileLoopStep::Op::kMath;
+  step.value = value;
+  step.operands = {x};
+  step.vector_routine = routine;
+  return step;
+}
+
+TileLoopStep Add(int value, TileLoopStep::Operand a, TileLoopStep::Operand b) {
+  TileLoopStep step = Multiply(value, a, b);
+  step.binary = tile_ops::BinaryOp::kAdd;
+  return step;
+}
+
+// Math steps' operands and results pass between phases in registers or
+// temporaries; the routine clobbers all it may.  f(v) = 2v + 1 and small
+// integers keep every value exact.
+TEST(TileCodeTest, MathStepsPassValuesAcrossTheirCalls) {
+  if (!TileCode::Supported()) GTEST_SKIP() << "the host has no AVX-512";
+  DoublePlusOneRoutine f;
+  // values: 0 x (tile), 1 the scale, 2 the zero init; 3 a = x * scale (a
+  // routine's operand, read again later), 4 m1 = f(a) (stored; read by
+  // the next routine and two phases later), 5 m2 = f(m1), 6 b = m1 * m2,
+  // 7 c = b + a (stored), 8 the sum of c, 9 d = f(x) (a tile operand),
+  // 10 p = x + scale (read only by the routine), 11 f(p).
+  TileLoopStep m1 = Math(4, Loop(3), f.routine());
+  m1.store = true;
+  TileLoopStep c = Add(7, Loop(6), Loop(3));
+  c.store = true;
+  std::vector<TileLoopStep> loop = {Multiply(3, Tile(0), Scalar(1)),
+                                    m1,
+                                    Math(5, Loop(4), f.routine()),
+                                    Multiply(6, Loop(4), Loop(5)),
+                                    c,
+                                    Sum(8, Loop(7), 2, 64),
+                                    Math(9, Tile(0), f.routine()),
+                                    Add(10, Tile(0), Scalar(1)),
+                                    Math(11, Loop(10), f.routine())};
+  loop[6].store = true;
+  loop[8].store = true;
+  for (int n : {1, 64, 100, 200}) {
+    SCOPED_TRACE(n);
+    absl::StatusOr<std::unique_ptr<TileCode>> code = CompileLoop(loop);
+    ASSERT_TRUE(code.ok()) << code.status();
+    std::vector<float> x(n), m1_out(n + 1, -1.0f), c_out(n + 1, -1.0f), d_out(n + 1, -1.0f),
+        fp_out(n + 1, -1.0f);
+    for (int i = 0; i < n; ++i) x[i] = static_cast<float>(i % 7 - 3);
+    std::vector<TileValue> values(12);
+    values[0].tile = x.data();
+    values[1].scalar = 2.0f;
+    values[4].tile = m1_out.data();
+    values[7].tile = c_out.data();
+    values[9].tile = d_out.data();
+    values[11].tile = fp_out.data();
+    (*code)->Run(values.data(), n, nullptr, 0, 0);
+    float sum = 0;
+    for (int i = 0; i < n; ++i) {
+      const float a = x[i] * 2.0f, m1_value = 2 * a + 1, m2 = 2 * m1_value + 1;
+      const float c_value = m1_value * m2 + a;
+      EXPECT_EQ(m1_out[i], m1_value) << i;
+      EXPECT_EQ(c_out[i], c_value) << i;
+      EXPECT_EQ(d_out[i], 2 * x[i] + 1) << i;
+      EXPECT_EQ(fp_out[i], 2 * (x[i] + 2) + 1) << i;
+      sum += c_value;
+    }
+    EXPECT_EQ(m1_out[n], -1.0f) << "wrote past the tile";
+    EXPECT_EQ(c_out[n], -1.0f) << "wrote past the tile";
+    EXPECT_EQ(d_out[n], -1.0f) << "wrote past the tile";
+    EXPECT_EQ(fp_out[n], -1.0f) << "wrote past the tile";
+    EXPECT_EQ(values[8].scalar, sum);
+  }
 }
 
 }  // namespace

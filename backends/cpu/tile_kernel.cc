@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -883,9 +884,21 @@ void TileKernel::RunMajor(void** buffers, int64_t begin, int64_t end) const {
   Run(buffers, begin * units, end * units);
 }
 
+void TileKernel::AlignedDelete::operator()(float* p) const {
+  ::operator delete[](p, std::align_val_t(64));
+}
+
+// Each slot a whole number of cache lines from a cache line's start: the
+// generated loops' 64-byte vectors never straddle two lines.
+std::unique_ptr<float[], TileKernel::AlignedDelete> TileKernel::NewScratch() const {
+  const int64_t floats = std::max<int64_t>(1, slots_ * SlotStride());
+  return std::unique_ptr<float[], AlignedDelete>(
+      static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t(64))));
+}
+
 void TileKernel::RunTiles(void** buffers, const std::vector<TileRange>& tiles) const {
   std::vector<Value> values(steps_.size());
-  std::unique_ptr<float[]> scratch(new float[std::max<int64_t>(1, slots_ * tile_length_)]);
+  const std::unique_ptr<float[], AlignedDelete> scratch = NewScratch();
   if (code_ != nullptr) return RunCode(buffers, tiles, values.data(), scratch.get());
   float* out = static_cast<float*>(buffers[parameter_count_]);
   const int step_count = static_cast<int>(steps_.size());
@@ -912,7 +925,7 @@ void TileKernel::RunTiles(void** buffers, const std::vector<TileRange>& tiles) c
     RunSteps(0, step_count, buffers, tiles[t], values.data(), scratch.get());
     if (steps_[root_].kind == Kind::kRow) out[row] = values[root_].scalar;
     if (streaming_) {
-      StoreStreaming(scratch.get() + root_slot_ * tile_length_, out + row * row_length_ + start, n);
+      StoreStreaming(scratch.get() + root_slot_ * SlotStride(), out + row * row_length_ + start, n);
     }
   }
   // Non-temporal stores are weakly ordered: drain them before the caller
@@ -924,15 +937,15 @@ void TileKernel::RunCode(void** buffers, const std::vector<TileRange>& tiles, Va
                          float* scratch) const {
   float* out = static_cast<float*>(buffers[parameter_count_]);
   // The scratch tiles the loops write (the same for every tile).
-  for (int step : stored_) values[step].tile = scratch + steps_[step].slot * tile_length_;
+  for (int step : stored_) values[step].tile = scratch + steps_[step].slot * SlotStride();
   for (const TileRange& tile : tiles) {
     float* result = out + tile.row * row_length_ + tile.start;
     if (streaming_code_ != nullptr && reinterpret_cast<uintptr_t>(result) % 64 == 0) {
       streaming_code_->Run(values, tile.n, buffers, tile.row, tile.start);
     } else {
-      if (streaming_) values[root_].tile = scratch + root_slot_ * tile_length_;
+      if (streaming_) values[root_].tile = scratch + root_slot_ * SlotStride();
       code_->Run(values, tile.n, buffers, tile.row, tile.start);
-      if (streaming_) StoreStreaming(scratch + root_slot_ * tile_length_, result, tile.n);
+      if (streaming_) StoreStreaming(scratch + root_slot_ * SlotStride(), result, tile.n);
     }
     if (steps_[root_].kind == Kind::kRow) out[tile.row] = values[root_].scalar;
   }
@@ -941,7 +954,7 @@ void TileKernel::RunCode(void** buffers, const std::vector<TileRange>& tiles, Va
 
 void TileKernel::RunColumns(void** buffers, int64_t begin, int64_t end) const {
   std::vector<Value> values(steps_.size());
-  std::unique_ptr<float[]> scratch(new float[std::max<int64_t>(1, slots_ * tile_length_)]);
+  const std::unique_ptr<float[], AlignedDelete> scratch = NewScratch();
   const int step_count = static_cast<int>(steps_.size());
   for (int64_t start = begin; start < end; start += tile_length_) {
     const int64_t n = std::min(tile_length_, end - start);
@@ -957,7 +970,7 @@ float* TileKernel::TileOf(int step, void** buffers, const TileRange& tile, float
   // (A column reduction's result is one row of columns.)
   return step == root_ && !streaming_ ? static_cast<float*>(buffers[parameter_count_]) +
                                             (fold_ >= 0 ? 0 : tile.row * row_length_) + tile.start
-                                      : scratch + steps_[step].slot * tile_length_;
+                                      : scratch + steps_[step].slot * SlotStride();
 }
 
 void TileKernel::RunSteps(int first, int last, void** buffers, const TileRange& range,

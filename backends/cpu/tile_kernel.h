@@ -193,6 +193,12 @@ class TileKernel {
   // The tile a full step computed here writes: the result's, or its
   // scratch slot.
   float* TileOf(int step, void** buffers, const TileRange& tile, float* scratch) const;
+  // The scratch: slots_ tiles, 64-byte aligned, SlotStride() floats apart.
+  struct AlignedDelete {
+    void operator()(float* p) const;
+  };
+  std::unique_ptr<float[], AlignedDelete> NewScratch() const;
+  int64_t SlotStride() const { return (tile_length_ + 15) / 16 * 16; }
 
   std::vector<Step> steps_;
   int root_ = -1;

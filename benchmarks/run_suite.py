@@ -222,9 +222,10 @@ def print_table(rows, limits, peers_missing, out=sys.stdout):
         first_runs = t.get("first_runs_ms") or []
         run2 = first_runs[1] if len(first_runs) > 1 else None
         warm = t.get("compile_ms_warm_min")
-        # The final code's warm compile (every kernel's LLVM code, in a
-        # process whose LLVM is started, as XLA's is); older binaries: the
-        # warm compile plus the tier-up, whose first LLVM use starts LLVM.
+        # The final code's warm compile (--tier_up=eager: the LLVM kernels
+        # of those that tier up, final tile code elsewhere, in a process
+        # whose LLVM is started, as XLA's is); older binaries: the warm
+        # compile plus the tier-up, whose first LLVM use starts LLVM.
         final = t.get("final_compile_ms_warm_min") or (
             warm + t.get("tier_up_ms", 0.0) if warm else None)
         xla_compile = r.get("jax", {}).get("compile_ms_min") or r.get("jax", {}).get("compile_ms")
@@ -260,9 +261,9 @@ def print_table(rows, limits, peers_missing, out=sys.stdout):
           "default); run 2: the second run, still on tile programs, which asks for those "
           "kernels' LLVM code (generated on a background thread, the runs going on meanwhile); "
           "XLA/warm: how many times faster Tessera's warm compile is; XLA/final: the same for "
-          "Tessera's warm compile to the final code (every kernel's LLVM code, "
-          "--kernels=llvm, fastest of 3 after the runs: the optimized code ready, as XLA's "
-          "compile makes it).  compile torch: torch.compile's first "
+          "Tessera's warm compile to the final code (--tier_up=eager: the LLVM kernels of "
+          "those that tier up and the generated tile code that is final, fastest of 3 after "
+          "the runs: the code the timed runs use, ready, as XLA's compile makes it).  compile torch: torch.compile's first "
           "call (Inductor's caches off).", file=out)
     if over:
         print(f"Over 100% ({', '.join(over)}): the limit measured in this run was depressed by "

@@ -27,15 +27,17 @@ const std::vector<FlagSpec>& BackendOptionFlags() {
        "default) or default (LLVM's O3 module pipeline, for comparison)"},
       {"kernels", true, false,
        "cpu: tiered (the default: loop and row-reduction fusions the baseline "
-       "tier takes run as tile programs, built without generating code, until "
-       "their LLVM kernels, asked for by the second run, exist: see --tier_up), tile (tile "
-       "programs only: the same results, large ones run slower) or llvm "
-       "(every kernel compiled by LLVM before the first run; also with "
-       "--dump_llvm_dir)"},
+       "tier takes run as tile programs until their LLVM kernels, asked for by "
+       "the second run, exist (see --tier_up); a tile program that is all "
+       "generated code over rows of 1024 or more is final, with no LLVM kernel), "
+       "tile (tile programs only: the same results), tile_ops (tile programs "
+       "without generated code) or llvm (every kernel compiled by LLVM before "
+       "the first run; also with --dump_llvm_dir)"},
       {"tier_up", true, false,
        "cpu, --kernels=tiered: where the tiered kernels' LLVM code is generated: "
        "background (the default: on a thread of its own while runs go on with "
-       "the tile programs) or sync (in the second run, before its kernels run)"},
+       "the tile programs), sync (in the second run, before its kernels run) or "
+       "eager (before the compile returns: the final code at once)"},
   };
   return *flags;
 }
@@ -82,9 +84,11 @@ absl::StatusOr<std::unique_ptr<HloExecutable>> CompileForBackend(
     }
     if (options.tier_up == "sync") {
       cpu_options.tier_up = cpu::CpuCompileOptions::TierUp::kSynchronous;
+    } else if (options.tier_up == "eager") {
+      cpu_options.tier_up = cpu::CpuCompileOptions::TierUp::kEager;
     } else if (!options.tier_up.empty() && options.tier_up != "background") {
       return absl::InvalidArgumentError(
-          absl::StrCat("unknown --tier_up '", options.tier_up, "' (background or sync)"));
+          absl::StrCat("unknown --tier_up '", options.tier_up, "' (background, sync or eager)"));
     }
     if (!options.dump_llvm_dir.empty()) {
       // The JIT ignores a dump it cannot write; the user asked for it.

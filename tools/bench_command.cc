@@ -35,7 +35,7 @@ const std::vector<FlagSpec>& BenchFlags() {
          "compile this many more times, bypassing the in-memory "
          "cache, and report the fastest (a warm process's compile "
          "time; default 0); with tiered kernels, also as many compiles "
-         "to the LLVM kernels after the runs (the final code's warm compile)"},
+         "to the final code after the runs (--tier_up=eager: its warm compile)"},
         {"profile", false, false,
          "after the timed runs, time each thunk over --iters more runs "
          "and print them, slowest first (text format)"},
@@ -148,8 +148,9 @@ absl::Status RunBenchCommand(const std::vector<std::string>& args, std::ostream&
   std::sort(times.begin(), times.end());
   const double min = times.front(), max = times.back(), median = times[times.size() / 2];
   // With tiered kernels, the compiles above stop at the tile programs.  The
-  // compile to the final code (every kernel's LLVM code), in a process whose
-  // LLVM is already started, as a peer's warm compile is timed: XLA's
+  // compile to the final code (--tier_up=eager: the LLVM kernels of those
+  // that tier up, the others' final tile code), in a process whose LLVM is
+  // already started, as a peer's warm compile is timed: XLA's
   // lower().compile() makes its optimized code before it returns.
   double final_compile_ms = -1;
   if (backend == "cpu" && (cl.Get("kernels").empty() || cl.Get("kernels") == "tiered")) {
@@ -157,7 +158,7 @@ absl::Status RunBenchCommand(const std::vector<std::string>& args, std::ostream&
       TS_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> again, LoadModule(path));
       BackendOptions final_code = BackendOptionsFromFlags(cl);
       final_code.use_cache = false;
-      final_code.kernels = "llvm";
+      final_code.tier_up = "eager";
       const Clock::time_point start = Clock::now();
       TS_RETURN_IF_ERROR(CompileForBackend(backend, std::move(again), final_code).status());
       const double ms = MillisecondsSince(start);
@@ -204,8 +205,8 @@ absl::Status RunBenchCommand(const std::vector<std::string>& args, std::ostream&
                                                  tier_up_ms)),
         final_compile_ms < 0
             ? ""
-            : absl::StrFormat("  final    %.3f ms to compile to the LLVM kernels (fastest of %d "
-                              "more compiles with --kernels=llvm, after the runs)\n",
+            : absl::StrFormat("  final    %.3f ms to compile to the final code (fastest of %d "
+                              "more compiles with --tier_up=eager, after the runs)\n",
                               final_compile_ms, compile_iters),
         cost.bytes_accessed, gbs, cost.flops, gflops);
   }

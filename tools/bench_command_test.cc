@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "backends/cpu/tile_code.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tools/module_io.h"
@@ -84,11 +86,26 @@ TEST(BenchCommandTest, TieredKernelsReportTheFirstRuns) {
   EXPECT_THAT(bad.message(), HasSubstr("llvm, tile, tile_ops or tiered"));
   bad = Bench({WriteTemp("v.hlo", kModule), "--backend=cpu", "--tier_up=later"});
   EXPECT_TRUE(absl::IsInvalidArgument(bad)) << bad;
-  EXPECT_THAT(bad.message(), HasSubstr("background or sync"));
+  EXPECT_THAT(bad.message(), HasSubstr("background, sync or eager"));
+}
+
+// A kernel whose generated tile code is final (rows of 1024 or more) has
+// no tier-up: its final code is the tile code, and so is its compile.
+TEST(BenchCommandTest, FinalTileCodeHasNoTierUp) {
+  std::string module = kModule;
+  module = absl::StrReplaceAll(module, {{"f32[1000]", "f32[4096]"}});
+  std::string out;
+  ASSERT_TRUE(Bench({WriteTemp("final.hlo", module), "--backend=cpu", "--iters=2",
+                     "--compile_iters=1", "--format=json"},
+                    &out)
+                  .ok());
+  if (!cpu::TileCode::Supported()) GTEST_SKIP() << "the host has no AVX-512";
+  EXPECT_THAT(out, Not(HasSubstr("tier_up_ms")));
+  EXPECT_THAT(out, ::testing::ContainsRegex("\"final_compile_ms_warm_min\": [0-9.]+"));
 }
 
 // --compile_iters with tiered kernels: also the warm compile to the final
-// (LLVM) code, which the tile programs' compile time leaves out; not with
+// code (LLVM's here), which the tile programs' compile time leaves out; not with
 // --kernels=llvm, whose compiles are already that, nor without
 // --compile_iters.
 TEST(BenchCommandTest, TieredKernelsReportTheFinalCodesCompile) {
@@ -101,7 +118,7 @@ TEST(BenchCommandTest, TieredKernelsReportTheFinalCodesCompile) {
   ASSERT_TRUE(
       Bench({WriteTemp("g.hlo", kModule), "--backend=cpu", "--iters=1", "--compile_iters=2"}, &out)
           .ok());
-  EXPECT_THAT(out, HasSubstr("to compile to the LLVM kernels (fastest of 2 more"));
+  EXPECT_THAT(out, HasSubstr("to compile to the final code (fastest of 2 more"));
   for (const std::vector<std::string>& flags :
        {std::vector<std::string>{"--kernels=llvm", "--compile_iters=2"},
         std::vector<std::string>{"--kernels=tiered"}}) {

@@ -25,7 +25,8 @@ std::string CpuCompilationFingerprint(const HloModule& optimized_module,
       " kernel_pipeline=", options.jit.kernel_pipeline, " cpu=", options.jit.cpu,
       " features=", options.jit.features, " kernel_tier=", static_cast<int>(options.kernel_tier),
       " tier_up=", static_cast<int>(options.tier_up),
-      " compile_tile_loops=", options.compile_tile_loops);
+      " compile_tile_loops=", options.compile_tile_loops,
+      " final_tile_code=", options.final_tile_code, ":", options.final_tile_code_min_elements);
   return llvm_ir::Sha256Hex(
       absl::StrCat(options_text, "\n", PrintHloModule(optimized_module)));
 }

@@ -107,7 +107,11 @@ TEST(CompilationCacheTest, FingerprintsSeparateModulesAndOptions) {
            [](CpuCompileOptions* o) { o->jit.opt_level = 1; },
            [](CpuCompileOptions* o) { o->jit.loop_unrolling = true; },
            [](CpuCompileOptions* o) { o->jit.kernel_pipeline = false; },
-           [](CpuCompileOptions* o) { o->jit.cpu = "x86-64"; }}) {
+           [](CpuCompileOptions* o) { o->jit.cpu = "x86-64"; },
+           [](CpuCompileOptions* o) { o->compile_tile_loops = false; },
+           [](CpuCompileOptions* o) { o->final_tile_code = false; },
+           [](CpuCompileOptions* o) { o->final_tile_code_min_elements = 64; },
+           [](CpuCompileOptions* o) { o->tier_up = CpuCompileOptions::TierUp::kEager; }}) {
     CpuCompileOptions changed;
     change(&changed);
     EXPECT_NE(key, CpuCompilationFingerprint(*module, changed));

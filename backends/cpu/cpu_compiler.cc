@@ -189,6 +189,12 @@ absl::StatusOr<std::unique_ptr<TileKernel>> CpuExecutableBuilder::TileKernelFor(
   return TileKernel::Create(computation, tile_options);
 }
 
+bool CpuExecutableBuilder::TileCodeIsFinal(const TileKernel& tile) const {
+  return options_.kernel_tier == CpuCompileOptions::KernelTier::kTiered &&
+         options_.final_tile_code && tile.runs_generated_code() &&
+         tile.tile_length() >= options_.final_tile_code_min_elements;
+}
+
 absl::StatusOr<std::unique_ptr<EpilogueKernel>> CpuExecutableBuilder::MakeEpilogue(
     const HloComputation& computation, std::unique_ptr<HloComputation> owned,
     const std::vector<BufferSlice>& operands, BufferSlice result, std::optional<int64_t> work_size,
@@ -211,7 +217,7 @@ absl::StatusOr<std::unique_ptr<EpilogueKernel>> CpuExecutableBuilder::MakeEpilog
     if (!tile.ok() && !absl::IsUnimplemented(tile.status())) return tile.status();
     if (tile.ok() && (*tile)->splits_by_major() && check_work_size((*tile)->major_size()).ok()) {
       ++executable_.stats_.tile_kernels;
-      if (options_.kernel_tier == KernelTier::kTile) {
+      if (options_.kernel_tier == KernelTier::kTile || TileCodeIsFinal(**tile)) {
         return std::make_unique<EpilogueKernel>(nullptr, std::move(*tile));
       }
       llvm_options.deferred = true;
@@ -249,7 +255,8 @@ absl::StatusOr<std::unique_ptr<CpuThunk>> CpuExecutableBuilder::MakeKernelThunk(
       ++executable_.stats_.tile_kernels;
       if ((*tile)->streaming()) ++executable_.stats_.streaming_kernels;
       std::unique_ptr<LoopKernel> tier_up;
-      if (options_.kernel_tier == KernelTier::kTiered && (*tile)->splits_by_major()) {
+      if (options_.kernel_tier == KernelTier::kTiered && (*tile)->splits_by_major() &&
+          !TileCodeIsFinal(**tile)) {
         // Its LLVM kernel, generated at its second execution (TierUp).
         LoopKernelOptions deferred = llvm_options;
         deferred.deferred = true;

@@ -61,13 +61,26 @@ struct CpuCompileOptions {
     // program's second run, or a loop's second iteration) asks for all
     // their LLVM kernels (each used from when its code exists, see
     // tier_up): the executable is ready in the tier's time, a program run
-    // once never pays for LLVM, and one run many times runs LLVM's code.
+    // once never pays for LLVM, and one run many times runs LLVM's code,
+    // except where the tile program's generated code is final
+    // (final_tile_code).
     kTiered,
   };
   KernelTier kernel_tier = KernelTier::kTiered;
   // The tier's runs of elementwise steps as loops of machine code
   // (TileKernelOptions::compile_loops); off: tile operations only.
   bool compile_tile_loops = true;
+  // kTiered: a kernel whose whole tile program is generated code, over
+  // tiles (rows, where it reduces) of at least final_tile_code_min_elements,
+  // keeps that code as its final code: no LLVM kernel is generated for it.
+  // Measured (2 threads, this project's Zen 4, DESIGN's benchmarks):
+  // softmax, layer norm and elementwise chains with rows of 1024 or more
+  // run within 0-10% of their LLVM kernels, which cost ~10 ms each to
+  // generate; rows of 64 to 512 run 10-20% slower (each tile's fixed cost)
+  // and tier up, as do kernels on tile operations (1.5-3x slower).  Off:
+  // every tiled kernel tiers up.
+  bool final_tile_code = true;
+  int64_t final_tile_code_min_elements = 1024;
   // Where kTiered's LLVM kernels are generated.
   enum class TierUp {
     // On the process's BackgroundCompiler thread: no run waits for LLVM;
@@ -77,6 +90,9 @@ struct CpuCompileOptions {
     // In the execution that asks for them, before its kernel runs (that
     // execution pays for LLVM; deterministic, for tests).
     kSynchronous,
+    // Before the compile returns: every kernel's final code at once (what
+    // the compile to the final code costs; tessera bench's "final").
+    kEager,
   };
   TierUp tier_up = TierUp::kBackground;
   // Float sums and products reduced in vector lanes combined pairwise

@@ -56,6 +56,12 @@ class CpuExecutableBuilder {
     executable->background_tier_up_ = options.tier_up == CpuCompileOptions::TierUp::kBackground;
     CpuExecutableBuilder builder(options, executable.get(), runtime_only);
     TS_RETURN_IF_ERROR(builder.Build());
+    if (options.kernel_tier == CpuCompileOptions::KernelTier::kTiered &&
+        options.tier_up == CpuCompileOptions::TierUp::kEager &&
+        executable->stats_.tiered_kernels > 0) {
+      executable->TierUp();  // not in the background: generated before this returns
+      TS_RETURN_IF_ERROR(executable->tier_up_status());
+    }
     const llvm_ir::JitStats jit = executable->kernel_compiler_->jit_stats();
     executable->stats_.llvm_modules = jit.modules;
     executable->stats_.llvm_cache_hits = jit.cache_hits;
@@ -97,6 +103,9 @@ class CpuExecutableBuilder {
   // kernels' math target, reduction order and streaming threshold).
   absl::StatusOr<std::unique_ptr<TileKernel>> TileKernelFor(
       const HloComputation& computation) const;
+  // Whether `tile` is a tiered kernel's final code (no LLVM kernel to tier
+  // up to: CpuCompileOptions::final_tile_code).
+  bool TileCodeIsFinal(const TileKernel& tile) const;
   // The epilogue of a GEMM or convolution writing `result`, from
   // `computation` (`owned`, kept by the executable): as MakeKernelThunk
   // chooses, where the tile program splits the work as the LLVM kernel does.

@@ -57,7 +57,8 @@
 // The CPU compiler uses the tier as CpuCompileOptions::kernel_tier says:
 // by default (kTiered) until the same fusions' LLVM kernels exist, which a
 // tiered kernel's second execution asks for (generated on a background
-// thread by default: CpuCompileOptions::tier_up).
+// thread by default: CpuCompileOptions::tier_up), or for good where its
+// generated code is final (CpuCompileOptions::final_tile_code).
 #ifndef TESSERA_BACKENDS_CPU_TILE_KERNEL_H_
 #define TESSERA_BACKENDS_CPU_TILE_KERNEL_H_
 
@@ -131,6 +132,10 @@ class TileKernel {
   // How many loops the generated code (TileKernelOptions::compile_loops)
   // runs: 0 where the steps run as tile operations.
   int compiled_loops() const { return compiled_loops_; }
+  // Whether every tile runs as one function of generated code (no tile
+  // operations), and the tiles' length (a reducing kernel's rows).
+  bool runs_generated_code() const { return code_ != nullptr && fold_ < 0; }
+  int64_t tile_length() const { return tile_length_; }
 
  private:
   enum class Kind : uint8_t { kScalar, kRow, kFull };

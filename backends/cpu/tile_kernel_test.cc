@@ -61,10 +61,13 @@ void MixInSpecialValues(std::vector<Literal>& arguments) {
 // KernelTier::kTiered, compiled afresh (no cached executable).
 // Tiered, with the tier-up in the execution that asks for it: which code
 // each run runs is then certain.
+// Every tiled kernel tiers up (no final tile code): the tests of the
+// tier-up itself.
 CpuCompileOptions TieredOptions() {
   CpuCompileOptions options;
   options.kernel_tier = CpuCompileOptions::KernelTier::kTiered;
   options.tier_up = CpuCompileOptions::TierUp::kSynchronous;
+  options.final_tile_code = false;
   options.use_cache = false;
   return options;
 }
@@ -376,6 +379,41 @@ TEST(TileKernelTest, TieredExecutableTiersUpAtTheSecondRun) {
 // their work along the first longer one, short of the minor-most: the JIT
 // kernel (emitted now or deferred), and the tile program it tiers up from,
 // alike; a GEMM epilogue keeps dimension 0, and a rank-2 result its rows.
+// Tile code is final where it is generated code over rows of at least
+// final_tile_code_min_elements: no LLVM kernel; shorter rows, tile
+// operations (--kernels=tile_ops) or the option off tier up.
+// TierUp::kEager generates the tiered kernels' code before the compile
+// returns.
+TEST(TileKernelTest, GeneratedTileCodeOverLongRowsIsFinal) {
+  if (!TileCode::Supported()) GTEST_SKIP() << "the host has no AVX-512";
+  struct Case {
+    const char* len;
+    bool final_tile_code;
+    bool compile_loops;
+    int64_t tiered;
+  };
+  for (const Case& c :
+       {Case{"1024", true, true, 0}, Case{"3000", true, true, 0}, Case{"1000", true, true, 1},
+        Case{"1024", false, true, 1}, Case{"1024", true, false, 1}}) {
+    SCOPED_TRACE(
+        absl::StrCat(c.len, c.final_tile_code ? " final" : "", c.compile_loops ? " code" : ""));
+    const std::string text = absl::StrReplaceAll(Softmax(), {{"ROWS", "8"}, {"LEN", c.len}});
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    CpuCompileOptions options = TieredOptions();
+    options.final_tile_code = c.final_tile_code;
+    options.compile_tile_loops = c.compile_loops;
+    options.tier_up = CpuCompileOptions::TierUp::kEager;
+    absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+        CompileForCpu(*std::move(module), options);
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    EXPECT_EQ((*executable)->stats().tile_kernels, 1);
+    EXPECT_EQ((*executable)->stats().tiered_kernels, c.tiered);
+    // Eager: the LLVM code exists before the first run.
+    EXPECT_EQ((*executable)->tiered_up(), c.tiered > 0);
+  }
+}
+
 TEST(TileKernelTest, UnitMajorDimensionsSplitPastThem) {
   auto computation_of = [](absl::string_view text) {
     absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);

@@ -277,8 +277,8 @@ def main():
         except Exception:
             print(name, "FAILED", r.stderr[-400:])
             continue
-        # The final code's warm compile (every kernel's LLVM code), or for
-        # older binaries the warm compile plus the tier-up.
+        # The final code's warm compile (--tier_up=eager), or for older
+        # binaries the warm compile plus the tier-up.
         ready = j.get("final_compile_ms_warm_min") or (
             (j.get("compile_ms_warm_min") or 0) + (j.get("tier_up_ms") or 0))
         print(

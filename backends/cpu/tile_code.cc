@@ -135,6 +135,7 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
   static constexpr int kBuffersSlot = 16;
   static constexpr int kRowSlot = 24;
   static constexpr int kStartSlot = 32;
+  static constexpr int kRowEndSlot = 40;
 
   // The loop about to be emitted: its steps' phases, temporaries and
   // registers.
@@ -266,8 +267,12 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
     mov(ptr[rsp + kBuffersSlot], rdx);
     mov(ptr[rsp + kRowSlot], rcx);
     mov(ptr[rsp + kStartSlot], r8);
-    LoadConstants();
-    constants_live_ = true;
+    mov(ptr[rsp + kRowEndSlot], r9);
+    // The rows: the items once per row (the constants loaded where a step
+    // needs them, since the last row's calls may have clobbered them).
+    Xbyak::Label row_loop;
+    L(row_loop);
+    constants_live_ = false;
     for (const TileCodeItem& item : items) {
       if (item.step.has_value()) {
         EmitScalarStep(*item.step);
@@ -276,6 +281,11 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
         EmitLoop();
       }
     }
+    mov(rax, ptr[rsp + kRowSlot]);
+    inc(rax);
+    mov(ptr[rsp + kRowSlot], rax);
+    cmp(rax, ptr[rsp + kRowEndSlot]);
+    jl(row_loop, T_NEAR);
     lea(rsp, ptr[rbp - 40]);
     pop(r15);
     pop(r14);
@@ -357,6 +367,12 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
         LoadBuffer(step.parameter);
         vmovss(xmm0, dword[rax]);
         vmovss(scalar, xmm0);
+        return;
+      case ScalarOp::kStoreRowElement:
+        LoadBuffer(step.parameter);
+        mov(rcx, ptr[rsp + kRowSlot]);
+        vmovss(xmm0, dword[rbx + step.operands[0] * 16 + 8]);
+        vmovss(dword[rax + rcx * 4], xmm0);
         return;
       case ScalarOp::kConstant:
         mov(scalar, __builtin_bit_cast(uint32_t, step.constant));

@@ -81,6 +81,8 @@ struct TileScalarStep {
     kCompare,
     kSelect,
     kMath,  // .scalar = routine(operand's scalar)
+    // buffers[parameter][row] = the operand's scalar (a per-row result).
+    kStoreRowElement,
   };
   Op op = Op::kConstant;
   int value = -1;
@@ -119,13 +121,19 @@ class TileCode {
   // values[step.value].scalar.  Reentrant: threads may run one TileCode
   // at once with values of their own.
   void Run(TileValue* values, int64_t n, void* const* buffers, int64_t row, int64_t start) const {
-    function_(values, n, buffers, row, start);
+    function_(values, n, buffers, row, start, row + 1);
+  }
+  // Run over elements [0, n) of each row in [row, row_end), in order, in
+  // one call (no per-row call: a JIT kernel's row loop).
+  void RunRows(TileValue* values, int64_t n, void* const* buffers, int64_t row,
+               int64_t row_end) const {
+    if (row < row_end) function_(values, n, buffers, row, 0, row_end);
   }
 
  private:
   class Generator;
   using Function = void (*)(TileValue* values, int64_t n, void* const* buffers, int64_t row,
-                            int64_t start);
+                            int64_t start, int64_t row_end);
   TileCode() = default;
 
   std::unique_ptr<Generator> generator_;  // owns the code

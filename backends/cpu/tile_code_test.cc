@@ -95,6 +95,37 @@ TEST(TileCodeTest, RunsScaleSumAndStoreOverAPartialIteration) {
   EXPECT_EQ(values[4].scalar, 2525.0f);
 }
 
+// RunRows: the program once per row of a range, in one call; a per-row
+// result written to its row's element.
+TEST(TileCodeTest, RunsRowsInOneCall) {
+  if (!TileCode::Supported()) GTEST_SKIP() << "the host has no AVX-512";
+  // values: 0 the row's tile of x (buffers[0]), 1 the zero init, 2 the
+  // row's sum, stored to buffers[1][row].
+  constexpr int kN = 70;
+  constexpr int kRows = 5;
+  std::vector<TileCodeItem> items(4);
+  items[0].step = TileScalarStep{TileScalarStep::Op::kRowTile, 0, /*parameter=*/0};
+  items[1].step = TileScalarStep{TileScalarStep::Op::kConstant, 1, -1, /*constant=*/0.0f};
+  items[2].loop = {Sum(2, Tile(0), 1, 64)};
+  TileScalarStep store;
+  store.op = TileScalarStep::Op::kStoreRowElement;
+  store.parameter = 1;
+  store.operands = {2};
+  items[3].step = store;
+  absl::StatusOr<std::unique_ptr<TileCode>> code = TileCode::Compile(items, kN);
+  ASSERT_TRUE(code.ok()) << code.status();
+  std::vector<float> x(kRows * kN), sums(kRows, -1.0f);
+  for (int i = 0; i < kRows * kN; ++i) x[i] = static_cast<float>(i / kN + 1);
+  void* buffers[] = {x.data(), sums.data()};
+  std::vector<TileValue> values(3);
+  (*code)->RunRows(values.data(), kN, buffers, /*row=*/1, /*row_end=*/4);
+  EXPECT_EQ(sums[0], -1.0f) << "ran a row before the range";
+  for (int row = 1; row < 4; ++row) EXPECT_EQ(sums[row], kN * (row + 1.0f)) << row;
+  EXPECT_EQ(sums[4], -1.0f) << "ran a row past the range";
+  (*code)->RunRows(values.data(), kN, buffers, 4, 4);
+  EXPECT_EQ(sums[4], -1.0f) << "ran an empty range";
+}
+
 // A stand-in for a <64 x float> math routine: 2v + 1 on zmm0..3, and
 // every other register a call may clobber (vector, mask and general)
 // clobbered, so that a value the generated code wrongly keeps across a

@@ -747,6 +747,14 @@ absl::Status TileKernel::CompileCode() {
                         TileCode::Compile(std::move(streaming_items), row_length_));
   }
   if (full_root && !streaming_) items.insert(items.begin(), TileCodeItem{{}, result_tile});
+  if (steps_[root_].kind == Kind::kRow) {
+    // A per-row result: the code writes its element.
+    TileScalarStep store;
+    store.op = TileScalarStep::Op::kStoreRowElement;
+    store.parameter = parameter_count_;
+    store.operands = {root_};
+    items.push_back({{}, store});
+  }
   TS_ASSIGN_OR_RETURN(code_, TileCode::Compile(std::move(items), row_length_));
   return absl::OkStatus();
 }
@@ -848,6 +856,8 @@ absl::StatusOr<TileLoopStep> TileKernel::LoopStepOf(int i, int loop,
 
 void TileKernel::Run(void** buffers, int64_t begin, int64_t end) const {
   if (fold_ >= 0) return RunColumns(buffers, begin, end);
+  // Whole rows: the code's own row loop.
+  if (code_ != nullptr && tiles_per_row_ == 1) return RunCodeRows(buffers, begin, end);
   std::vector<TileRange> tiles;
   tiles.reserve(std::max<int64_t>(0, end - begin));
   for (int64_t unit = begin; unit < end; ++unit) {
@@ -947,9 +957,27 @@ void TileKernel::RunCode(void** buffers, const std::vector<TileRange>& tiles, Va
       code_->Run(values, tile.n, buffers, tile.row, tile.start);
       if (streaming_) StoreStreaming(scratch + root_slot_ * SlotStride(), result, tile.n);
     }
-    if (steps_[root_].kind == Kind::kRow) out[tile.row] = values[root_].scalar;
   }
   if (streaming_) _mm_sfence();
+}
+
+void TileKernel::RunCodeRows(void** buffers, int64_t begin, int64_t end) const {
+  std::vector<Value> values(steps_.size());
+  const std::unique_ptr<float[], AlignedDelete> scratch = NewScratch();
+  for (int step : stored_) values[step].tile = scratch.get() + steps_[step].slot * SlotStride();
+  const float* out = static_cast<const float*>(buffers[parameter_count_]);
+  // Streaming stores straight from the code where every row's result is
+  // 64-byte aligned; else each row through the scratch (RunCode).
+  if (!streaming_ || (streaming_code_ != nullptr && row_length_ % 16 == 0 &&
+                      reinterpret_cast<uintptr_t>(out) % 64 == 0)) {
+    (streaming_ ? streaming_code_ : code_)
+        ->RunRows(values.data(), row_length_, buffers, begin, end);
+    if (streaming_) _mm_sfence();
+    return;
+  }
+  std::vector<TileRange> tiles;
+  for (int64_t row = begin; row < end; ++row) tiles.push_back({row, 0, row_length_});
+  RunCode(buffers, tiles, values.data(), scratch.get());
 }
 
 void TileKernel::RunColumns(void** buffers, int64_t begin, int64_t end) const {

@@ -198,6 +198,9 @@ class TileKernel {
   // The tile a full step computed here writes: the result's, or its
   // scratch slot.
   float* TileOf(int step, void** buffers, const TileRange& tile, float* scratch) const;
+  // Rows [begin, end) whole (tiles_per_row_ == 1) through the generated
+  // code's row loop.
+  void RunCodeRows(void** buffers, int64_t begin, int64_t end) const;
   // The scratch: slots_ tiles, 64-byte aligned, SlotStride() floats apart.
   struct AlignedDelete {
     void operator()(float* p) const;

@@ -197,7 +197,8 @@ absl::Status RunBenchCommand(const std::vector<std::string>& args, std::ostream&
             ? ""
             : absl::StrCat("  first    ", absl::StrJoin(first_runs_text, " ms, "),
                            " ms (the first warm-up runs: with --kernels=tiered on tile "
-                           "programs, the second asks for the LLVM kernels)\n",
+                           "programs, the second asks for the LLVM kernels of those that "
+                           "tier up)\n",
                            tier_up_ms <= 0
                                ? ""
                                : absl::StrFormat("  tier-up  %.3f ms generating the LLVM kernels "

@@ -390,7 +390,7 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
       case ScalarOp::kSelect:
         break;
     }
-    EnsureConstants();
+    if (step.op == ScalarOp::kUnary || step.op == ScalarOp::kCompare) EnsureConstants();
     Zmm in[3] = {zmm1, zmm2, zmm3};
     for (size_t o = 0; o < step.operands.size(); ++o) {
       vbroadcastss(in[o], dword[rbx + step.operands[o] * 16 + 8]);

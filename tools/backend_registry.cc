@@ -29,7 +29,7 @@ const std::vector<FlagSpec>& BackendOptionFlags() {
        "cpu: tiered (the default: loop and row-reduction fusions the baseline "
        "tier takes run as tile programs until their LLVM kernels, asked for by "
        "the second run, exist (see --tier_up); a tile program that is all "
-       "generated code over rows of 1024 or more is final, with no LLVM kernel), "
+       "generated code over rows of 128 or more is final, with no LLVM kernel), "
        "tile (tile programs only: the same results), tile_ops (tile programs "
        "without generated code) or llvm (every kernel compiled by LLVM before "
        "the first run; also with --dump_llvm_dir)"},

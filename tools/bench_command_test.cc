@@ -72,9 +72,11 @@ TEST(BenchCommandTest, JsonReport) {
 // the timed runs), in the background or not; an unknown tier or tier-up is
 // an error naming the choices.
 TEST(BenchCommandTest, TieredKernelsReportTheFirstRuns) {
+  // Rows too short for the tile code to be final: the kernel tiers up.
+  const std::string short_rows = absl::StrReplaceAll(kModule, {{"f32[1000]", "f32[100]"}});
   for (const char* tier_up : {"--tier_up=background", "--tier_up=sync"}) {
     std::string out;
-    ASSERT_TRUE(Bench({WriteTemp("t.hlo", kModule), "--backend=cpu", "--kernels=tiered", tier_up,
+    ASSERT_TRUE(Bench({WriteTemp("t.hlo", short_rows), "--backend=cpu", "--kernels=tiered", tier_up,
                        "--warmup=2", "--iters=2", "--format=json"},
                       &out)
                     .ok());
@@ -89,7 +91,7 @@ TEST(BenchCommandTest, TieredKernelsReportTheFirstRuns) {
   EXPECT_THAT(bad.message(), HasSubstr("background, sync or eager"));
 }
 
-// A kernel whose generated tile code is final (rows of 1024 or more) has
+// A kernel whose generated tile code is final (rows of 128 or more) has
 // no tier-up: its final code is the tile code, and so is its compile.
 TEST(BenchCommandTest, FinalTileCodeHasNoTierUp) {
   std::string module = kModule;
@@ -149,7 +151,8 @@ TEST(BenchCommandTest, CacheDirKeepsObjectCode) {
   module.replace(module.find("add(ax, y)"), 3, "subtract");
   const std::string path = WriteTemp("q.hlo", module);
   for (int i = 0; i < 2; ++i) {
-    ASSERT_TRUE(Bench({path, "--backend=cpu", "--iters=1", "--cache_dir=" + dir}).ok());
+    ASSERT_TRUE(
+        Bench({path, "--backend=cpu", "--kernels=llvm", "--iters=1", "--cache_dir=" + dir}).ok());
   }
   int objects = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {

@@ -73,14 +73,16 @@ struct CpuCompileOptions {
   // kTiered: a kernel whose whole tile program is generated code, over
   // tiles (rows, where it reduces) of at least final_tile_code_min_elements,
   // keeps that code as its final code: no LLVM kernel is generated for it.
-  // Measured (2 threads, this project's Zen 4, DESIGN's benchmarks):
-  // softmax, layer norm and elementwise chains with rows of 1024 or more
-  // run within 0-10% of their LLVM kernels, which cost ~10 ms each to
-  // generate; rows of 64 to 512 run 10-20% slower (each tile's fixed cost)
-  // and tier up, as do kernels on tile operations (1.5-3x slower).  Off:
-  // every tiled kernel tiers up.
+  // Measured (2 threads, this project's Zen 4): layer norm and elementwise
+  // chains run as fast as their LLVM kernels, softmax 4-13% slower (rows
+  // of 128 to 4096; rows of 64: 9%), the transformer block's whole module
+  // as fast, while an LLVM kernel costs ~3-10 ms to generate and, in the
+  // background, slows the runs meanwhile (transformer block, second run:
+  // 6.4-7.9 ms with its tier-up, 2.8-3.2 without).  Shorter rows (each
+  // row's fixed cost) and kernels on tile operations (1.5-3x slower) tier
+  // up.  Off: every tiled kernel tiers up.
   bool final_tile_code = true;
-  int64_t final_tile_code_min_elements = 1024;
+  int64_t final_tile_code_min_elements = 128;
   // Where kTiered's LLVM kernels are generated.
   enum class TierUp {
     // On the process's BackgroundCompiler thread: no run waits for LLVM;

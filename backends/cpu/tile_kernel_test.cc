@@ -393,7 +393,7 @@ TEST(TileKernelTest, GeneratedTileCodeOverLongRowsIsFinal) {
     int64_t tiered;
   };
   for (const Case& c :
-       {Case{"1024", true, true, 0}, Case{"3000", true, true, 0}, Case{"1000", true, true, 1},
+       {Case{"128", true, true, 0}, Case{"3000", true, true, 0}, Case{"100", true, true, 1},
         Case{"1024", false, true, 1}, Case{"1024", true, false, 1}}) {
     SCOPED_TRACE(
         absl::StrCat(c.len, c.final_tile_code ? " final" : "", c.compile_loops ? " code" : ""));
@@ -537,6 +537,7 @@ TEST(TileKernelTest, BackgroundTierUpLeavesRunsOnTilesUntilTheCodeExists) {
   Compiled jit = CompileAndRun(text, false, arguments);
   CpuCompileOptions options;
   options.use_cache = false;
+  options.final_tile_code = false;  // every tiled kernel tiers up
   absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
       CompileForCpu(*std::move(module), options);
   ASSERT_TRUE(executable.ok()) << executable.status();
@@ -573,6 +574,7 @@ TEST(TileKernelTest, RuntimeExecutablesWaitForTheBackgroundTierUp) {
   Compiled jit = CompileAndRun(text, false, arguments);
   CpuCompileOptions options;
   options.use_cache = false;
+  options.final_tile_code = false;  // every tiled kernel tiers up
   absl::StatusOr<std::unique_ptr<HloExecutable>> executable =
       CompileForCpuExecutable(*std::move(module), options);
   ASSERT_TRUE(executable.ok()) << executable.status();
@@ -597,6 +599,7 @@ TEST(TileKernelTest, DestroyingAnExecutableCancelsItsTierUp) {
     EXPECT_TRUE(module.ok()) << module.status();
     CpuCompileOptions options;
     options.use_cache = false;
+    options.final_tile_code = false;  // every tiled kernel tiers up
     absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
         CompileForCpu(*std::move(module), options);
     EXPECT_TRUE(executable.ok()) << executable.status();

@@ -84,26 +84,30 @@ uint32_t Identity(BinaryOp op) {
 
 }  // namespace
 
-// The code runs the items in order: a step done once is straight-line code
-// on values[] (Run's buffers, row and start kept in the frame at
-// [rsp + 16, rsp + 40)); a loop is emitted as follows.  Registers: rbx =
-// values, r12 = n, r14 = the iteration's first element.  The main loop
-// runs whole iterations without masks; the last, partial one masks each
-// vector's loads, stores and folds with k1 (the frame's masks at [rsp,
-// rsp + 8)).
+// The code runs the items in order, once per row of [row, row_end): a
+// step done once is straight-line code on values[] (Run's buffers, row,
+// start and row_end kept in the frame at [rsp + 16, rsp + 48)); a loop is
+// emitted as follows.  Registers: rbx = values, r12 = n, r14 = the
+// iteration's first element.  The main loop runs whole iterations without
+// masks; the last, partial one masks each vector's loads, stores and folds
+// with k1 (the frame's masks at [rsp, rsp + 8)).
 //
 // A loop's steps fall into phases, cut at the math steps: a phase runs
 // its steps vector by vector, every value in a register (zmm0, zmm4, zmm5,
 // zmm16 up to the scalars'), freed after its last reader in the phase.  A
-// math step calls its routine on the iteration's 64 elements, from and to
-// a temporary of the 64-byte aligned frame (from rsp + 64); the values a
-// later phase or a routine reads go to their temporaries too, since a call
+// math step calls its routine on the iteration's 64 elements in zmm0..3.
+// Its operand, where the phase computes it, is computed into four pinned
+// registers (Q_j), and its result, where the next phase reads it, is kept
+// in four more (R_j); both come off the top of the value registers.  The
+// values a later phase reads, and routine operands from elsewhere, go to
+// temporaries of the 64-byte aligned frame (from rsp + 64), since a call
 // clobbers every vector register.  Invariants stay in registers, loaded
-// again after a call: constants in zmm28..31, scalar operands from zmm27
-// down.  The reduces' lanes live in zmm8..15 (saved in the frame across
-// calls), combined after the loop.  zmm1..3 stage operands loaded from
-// memory; zmm6, zmm7, k2 and k3 are scratch.  The first six tiles'
-// addresses stay in r8..r11, r13 and r15 (reloaded after a call too).
+// again after a call: constants in zmm28..31 (where a step reads them),
+// scalar operands from zmm27 down.  The reduces' lanes live in zmm8..15
+// (saved in the frame across calls), combined after the loop.  zmm1..3
+// stage operands loaded from memory; zmm6, zmm7, k2 and k3 are scratch.
+// The first six tiles' addresses stay in r8..r11, r13 and r15 (reloaded
+// after a call too).
 class TileCode::Generator : public Xbyak::CodeGenerator {
  public:
   // Thrown where a phase holds more values at once than there are value

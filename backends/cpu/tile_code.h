@@ -1,6 +1,7 @@
-// TileCode: a tile kernel's program (tile_kernel.h) for one tile, compiled
-// to one function of AVX-512 machine code, generated directly with Xbyak
-// in microseconds (no LLVM).  Its runs of elementwise steps, and the
+// TileCode: a tile kernel's program (tile_kernel.h) for one tile, or for
+// each of a range of whole rows in turn, compiled to one function of
+// AVX-512 machine code, generated directly with Xbyak in microseconds (no
+// LLVM).  Its runs of elementwise steps, and the
 // reduces they feed, are loops: 64 elements per iteration pass through
 // every step while they are in registers and L1, instead of each step
 // sweeping the whole tile before the next starts.  The steps done once per

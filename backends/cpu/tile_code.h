@@ -124,11 +124,12 @@ class TileCode {
   void Run(TileValue* values, int64_t n, void* const* buffers, int64_t row, int64_t start) const {
     function_(values, n, buffers, row, start, row + 1);
   }
-  // Run over elements [0, n) of each row in [row, row_end), in order, in
-  // one call (no per-row call: a JIT kernel's row loop).
-  void RunRows(TileValue* values, int64_t n, void* const* buffers, int64_t row,
-               int64_t row_end) const {
-    if (row < row_end) function_(values, n, buffers, row, 0, row_end);
+  // Run over elements [0, n) of the tile at `start` of each row in [row,
+  // row_end), in order, in one call (no per-row call: a JIT kernel's row
+  // loop).
+  void RunRows(TileValue* values, int64_t n, void* const* buffers, int64_t row, int64_t row_end,
+               int64_t start) const {
+    if (row < row_end) function_(values, n, buffers, row, start, row_end);
   }
 
  private:

@@ -118,11 +118,11 @@ TEST(TileCodeTest, RunsRowsInOneCall) {
   for (int i = 0; i < kRows * kN; ++i) x[i] = static_cast<float>(i / kN + 1);
   void* buffers[] = {x.data(), sums.data()};
   std::vector<TileValue> values(3);
-  (*code)->RunRows(values.data(), kN, buffers, /*row=*/1, /*row_end=*/4);
+  (*code)->RunRows(values.data(), kN, buffers, /*row=*/1, /*row_end=*/4, /*start=*/0);
   EXPECT_EQ(sums[0], -1.0f) << "ran a row before the range";
   for (int row = 1; row < 4; ++row) EXPECT_EQ(sums[row], kN * (row + 1.0f)) << row;
   EXPECT_EQ(sums[4], -1.0f) << "ran a row past the range";
-  (*code)->RunRows(values.data(), kN, buffers, 4, 4);
+  (*code)->RunRows(values.data(), kN, buffers, 4, 4, 0);
   EXPECT_EQ(sums[4], -1.0f) << "ran an empty range";
 }
 

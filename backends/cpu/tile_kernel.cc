@@ -547,7 +547,7 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
     return Unsupported(*root, "a root that copies a parameter");
   }
   kernel->root_ = root_step;
-  const bool compile_loops = options.compile_loops && kernel->fold_ < 0 && TileCode::Supported();
+  const bool compile_loops = options.compile_loops && TileCode::Supported();
   for (Step& step : kernel->steps_) {
     if (step.op != StepOp::kMath) continue;
     const auto function = static_cast<llvm_ir::MathFunction>(step.math_function);
@@ -628,6 +628,8 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
       }
       kernel->code_.reset();
       kernel->streaming_code_.reset();
+      kernel->first_row_code_.reset();
+      kernel->epilogue_code_.reset();
       kernel->stored_.clear();
       kernel->compiled_loops_ = 0;
     }
@@ -644,7 +646,8 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
   return kernel;
 }
 
-absl::Status TileKernel::CompileCode() {
+absl::StatusOr<std::vector<TileCodeItem>> TileKernel::ProgramItems(int first, int last,
+                                                                   bool first_row) {
   const int count = static_cast<int>(steps_.size());
   auto loopable = [&](const Step& step) {
     switch (step.op) {
@@ -653,6 +656,7 @@ absl::Status TileKernel::CompileCode() {
       case StepOp::kMath:
       case StepOp::kCompare:
       case StepOp::kSelect:
+      case StepOp::kFold:
         return step.kind == Kind::kFull;
       case StepOp::kReduce:
         return step.reduction.lanes == 32 || step.reduction.lanes == 64;
@@ -680,7 +684,7 @@ absl::Status TileKernel::CompileCode() {
     open.clear();
     open_lanes = 0;
   };
-  for (int i = 0; i < count; ++i) {
+  for (int i = first; i < last; ++i) {
     const Step& step = steps_[i];
     const int open_loop = static_cast<int>(groups.size());
     bool reads_open = false;
@@ -703,9 +707,10 @@ absl::Status TileKernel::CompileCode() {
   }
   close();
 
-  // A full value read outside its loop (or the result) is written to its tile.
+  // A full value read outside its loop (or the result, or the column
+  // fold's accumulators) is written to its tile.
   std::vector<bool> stored(count, false);
-  for (int i = 0; i < count; ++i) {
+  for (int i = first; i < last; ++i) {
     for (int operand : steps_[i].operands) {
       if (operand >= 0 && loop_of[operand] >= 0 && loop_of[operand] != loop_of[i]) {
         stored[operand] = true;
@@ -713,6 +718,7 @@ absl::Status TileKernel::CompileCode() {
     }
   }
   stored[root_] = true;
+  if (fold_ >= 0) stored[fold_] = true;
   std::vector<TileCodeItem> items;
   for (int entry : order) {
     if (entry >= 0) {
@@ -723,13 +729,39 @@ absl::Status TileKernel::CompileCode() {
     const int g = -1 - entry;
     TileCodeItem& item = items.emplace_back();
     for (int i : groups[g]) {
-      TS_ASSIGN_OR_RETURN(TileLoopStep loop_step, LoopStepOf(i, g, loop_of));
+      TS_ASSIGN_OR_RETURN(TileLoopStep loop_step, LoopStepOf(i, g, loop_of, first_row));
       loop_step.store = stored[i] && steps_[i].op != StepOp::kReduce;
-      if (loop_step.store && i != root_) stored_.push_back(i);
+      if (loop_step.store && i != root_ && i != fold_) stored_.push_back(i);
       item.loop.push_back(std::move(loop_step));
     }
   }
-  compiled_loops_ = static_cast<int>(groups.size());
+  compiled_loops_ += static_cast<int>(groups.size());
+  if (root_ >= first && root_ < last) root_in_loop_ = loop_of[root_] >= 0;
+  return items;
+}
+
+absl::Status TileKernel::CompileCode() {
+  const int count = static_cast<int>(steps_.size());
+  if (fold_ >= 0) {
+    // A column reduction: the steps up to the fold per row (the first row
+    // folds into the init value, the others into the accumulators' tile),
+    // then the rest once per tile of columns, the result at its columns.
+    TS_ASSIGN_OR_RETURN(std::vector<TileCodeItem> first_row, ProgramItems(0, fold_ + 1, true));
+    TS_ASSIGN_OR_RETURN(std::vector<TileCodeItem> rows, ProgramItems(0, fold_ + 1, false));
+    TS_ASSIGN_OR_RETURN(std::vector<TileCodeItem> epilogue, ProgramItems(fold_ + 1, count, false));
+    TS_ASSIGN_OR_RETURN(first_row_code_, TileCode::Compile(std::move(first_row), row_length_));
+    TS_ASSIGN_OR_RETURN(code_, TileCode::Compile(std::move(rows), row_length_));
+    if (!epilogue.empty()) {
+      TileScalarStep result_tile;
+      result_tile.op = TileScalarStep::Op::kColumnTile;
+      result_tile.value = root_;
+      result_tile.parameter = parameter_count_;
+      epilogue.insert(epilogue.begin(), TileCodeItem{{}, result_tile});
+      TS_ASSIGN_OR_RETURN(epilogue_code_, TileCode::Compile(std::move(epilogue), row_length_));
+    }
+    return absl::OkStatus();
+  }
+  TS_ASSIGN_OR_RETURN(std::vector<TileCodeItem> items, ProgramItems(0, count, false));
   // A full result's tile is the result's own (unless it streams: then its
   // scratch tile, which the caller sets).
   TileScalarStep result_tile;
@@ -737,7 +769,7 @@ absl::Status TileKernel::CompileCode() {
   result_tile.value = root_;
   result_tile.parameter = parameter_count_;
   const bool full_root = steps_[root_].kind == Kind::kFull;
-  if (streaming_ && loop_of[root_] >= 0) {
+  if (streaming_ && root_in_loop_) {
     std::vector<TileCodeItem> streaming_items = items;
     for (TileCodeItem& item : streaming_items) {
       for (TileLoopStep& step : item.loop) step.streaming = step.value == root_;
@@ -809,11 +841,31 @@ absl::StatusOr<TileScalarStep> TileKernel::ScalarStepOf(int i) const {
 }
 
 absl::StatusOr<TileLoopStep> TileKernel::LoopStepOf(int i, int loop,
-                                                    const std::vector<int>& loop_of) const {
+                                                    const std::vector<int>& loop_of,
+                                                    bool first_row) const {
   const Step& step = steps_[i];
   TileLoopStep loop_step;
   loop_step.value = i;
+  auto source = [&](int operand) {
+    return loop_of[operand] == loop              ? TileLoopStep::Source::kLoop
+           : steps_[operand].kind == Kind::kFull ? TileLoopStep::Source::kTile
+                                                 : TileLoopStep::Source::kScalar;
+  };
   switch (step.op) {
+    case StepOp::kFold: {
+      // The reducer of the accumulators (their tile, the step's own, or at
+      // the first row the init value) and the row's value, in its order.
+      loop_step.op = TileLoopStep::Op::kBinary;
+      loop_step.binary = step.reduction.op;
+      const TileLoopStep::Operand accumulator =
+          first_row ? TileLoopStep::Operand{TileLoopStep::Source::kScalar, step.operands[1]}
+                    : TileLoopStep::Operand{TileLoopStep::Source::kTile, i};
+      const TileLoopStep::Operand x{source(step.operands[0]), step.operands[0]};
+      loop_step.operands = step.reduction.accumulator_first
+                               ? std::vector<TileLoopStep::Operand>{accumulator, x}
+                               : std::vector<TileLoopStep::Operand>{x, accumulator};
+      return loop_step;
+    }
     case StepOp::kBinary:
       loop_step.op = TileLoopStep::Op::kBinary;
       break;
@@ -840,11 +892,7 @@ absl::StatusOr<TileLoopStep> TileKernel::LoopStepOf(int i, int loop,
   // done; unused operands are -1.)
   for (int o = 0; o < (step.op == StepOp::kReduce ? 1 : 3) && step.operands[o] >= 0; ++o) {
     const int operand = step.operands[o];
-    TileLoopStep::Operand& loop_operand = loop_step.operands.emplace_back();
-    loop_operand.value = operand;
-    loop_operand.source = loop_of[operand] == loop              ? TileLoopStep::Source::kLoop
-                          : steps_[operand].kind == Kind::kFull ? TileLoopStep::Source::kTile
-                                                                : TileLoopStep::Source::kScalar;
+    loop_step.operands.push_back({source(operand), operand});
   }
   loop_step.binary = step.binary;
   loop_step.unary = step.unary;
@@ -971,7 +1019,7 @@ void TileKernel::RunCodeRows(void** buffers, int64_t begin, int64_t end) const {
   if (!streaming_ || (streaming_code_ != nullptr && row_length_ % 16 == 0 &&
                       reinterpret_cast<uintptr_t>(out) % 64 == 0)) {
     (streaming_ ? streaming_code_ : code_)
-        ->RunRows(values.data(), row_length_, buffers, begin, end);
+        ->RunRows(values.data(), row_length_, buffers, begin, end, /*start=*/0);
     if (streaming_) _mm_sfence();
     return;
   }
@@ -984,6 +1032,21 @@ void TileKernel::RunColumns(void** buffers, int64_t begin, int64_t end) const {
   std::vector<Value> values(steps_.size());
   const std::unique_ptr<float[], AlignedDelete> scratch = NewScratch();
   const int step_count = static_cast<int>(steps_.size());
+  if (code_ != nullptr) {
+    for (int step : stored_) values[step].tile = scratch.get() + steps_[step].slot * SlotStride();
+    float* out = static_cast<float*>(buffers[parameter_count_]);
+    for (int64_t start = begin; start < end; start += tile_length_) {
+      const int64_t n = std::min(tile_length_, end - start);
+      // The accumulators: the result's columns where the fold is the
+      // result, else their scratch tile.
+      values[fold_].tile =
+          root_ == fold_ ? out + start : scratch.get() + steps_[fold_].slot * SlotStride();
+      first_row_code_->Run(values.data(), n, buffers, 0, start);
+      code_->RunRows(values.data(), n, buffers, 1, rows_, start);
+      if (epilogue_code_ != nullptr) epilogue_code_->Run(values.data(), n, buffers, 0, start);
+    }
+    return;
+  }
   for (int64_t start = begin; start < end; start += tile_length_) {
     const int64_t n = std::min(tile_length_, end - start);
     // Row by row, as the JIT's column kernels fold them (their sums' order).

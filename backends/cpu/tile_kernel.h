@@ -14,11 +14,15 @@
 // whole program runs as one function of machine code instead (tile_code.h,
 // generated in microseconds with no LLVM): runs of elementwise steps, and
 // the reduces they feed, as loops of 64 elements at a time through every
-// step of the run, and the steps done once per tile between them.
+// step of the run, the steps done once per tile between them, and whole
+// rows in the code's own row loop.  A column reduction is three such
+// programs: its first row (folding into the init value), the other rows
+// (into the accumulators' tile), and the steps after the fold.
 // Measured on this machine's AMD EPYC (tessera bench --kernels=tile |
-// tile_ops | llvm, 2 threads): elementwise chain 16M 2.5 | 4.8 | 2.3 ms,
-// layer norm 4096x1024 0.38 | 1.04 | 0.40 ms, softmax 4096x1024 0.90 |
-// 1.16 | 0.67 ms (its exp a call per 64 elements, inline in LLVM's).
+// tile_ops | llvm, 2 threads, fastest of alternating runs): elementwise
+// chain 16M 2.3 | 4.8 | 2.4 ms, layer norm 4096x1024 0.38 | 1.04 | 0.43
+// ms, softmax 4096x1024 0.60 | 1.16 | 0.58 ms (its exp a call per 64
+// elements, inline in LLVM's).
 //
 // Results are the JIT kernel's, element for element: the same IEEE
 // operations, the elemental emitter's maximum/minimum, the same math
@@ -134,7 +138,7 @@ class TileKernel {
   int compiled_loops() const { return compiled_loops_; }
   // Whether every tile runs as one function of generated code (no tile
   // operations), and the tiles' length (a reducing kernel's rows).
-  bool runs_generated_code() const { return code_ != nullptr && fold_ < 0; }
+  bool runs_generated_code() const { return code_ != nullptr; }
   int64_t tile_length() const { return tile_length_; }
 
  private:
@@ -188,8 +192,13 @@ class TileKernel {
   // where a step has no code (a serial reduce); ResourceExhausted where a
   // loop needs more registers than the host has.
   absl::Status CompileCode();
+  // The program of steps [first, last) (a column reduction's row steps,
+  // with the fold's accumulators from the init value at the `first_row`,
+  // or its epilogue); adds to stored_ and compiled_loops_.
+  absl::StatusOr<std::vector<TileCodeItem>> ProgramItems(int first, int last, bool first_row);
   // Step i as a step of loop `loop` (loop_of: each step's loop, or -1).
-  absl::StatusOr<TileLoopStep> LoopStepOf(int i, int loop, const std::vector<int>& loop_of) const;
+  absl::StatusOr<TileLoopStep> LoopStepOf(int i, int loop, const std::vector<int>& loop_of,
+                                          bool first_row) const;
   // Step i, not a loop's, as a step done once per tile.
   absl::StatusOr<TileScalarStep> ScalarStepOf(int i) const;
   // The tiles of `tiles` through code_ (or streaming_code_).
@@ -233,6 +242,12 @@ class TileKernel {
   // scratch tile).
   std::unique_ptr<TileCode> code_;
   std::unique_ptr<TileCode> streaming_code_;
+  // A column reduction's: code_ runs its row steps for the rows after the
+  // first, first_row_code_ for the first (from the init value), and
+  // epilogue_code_ the steps after the fold (null where there are none).
+  std::unique_ptr<TileCode> first_row_code_;
+  std::unique_ptr<TileCode> epilogue_code_;
+  bool root_in_loop_ = false;  // the result computed in a loop
   // The steps other than the result that code_'s loops write to tiles.
   std::vector<int> stored_;
   int compiled_loops_ = 0;

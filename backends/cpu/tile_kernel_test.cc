@@ -379,9 +379,10 @@ TEST(TileKernelTest, TieredExecutableTiersUpAtTheSecondRun) {
 // their work along the first longer one, short of the minor-most: the JIT
 // kernel (emitted now or deferred), and the tile program it tiers up from,
 // alike; a GEMM epilogue keeps dimension 0, and a rank-2 result its rows.
-// Tile code is final where it is generated code over rows of at least
-// final_tile_code_min_elements: no LLVM kernel; shorter rows, tile
-// operations (--kernels=tile_ops) or the option off tier up.
+// Tile code is final where it is generated code over rows (or a column
+// reduction's tiles of columns) of at least final_tile_code_min_elements:
+// no LLVM kernel; shorter rows, tile operations (--kernels=tile_ops) or
+// the option off tier up.
 // TierUp::kEager generates the tiered kernels' code before the compile
 // returns.
 TEST(TileKernelTest, GeneratedTileCodeOverLongRowsIsFinal) {
@@ -391,13 +392,22 @@ TEST(TileKernelTest, GeneratedTileCodeOverLongRowsIsFinal) {
     bool final_tile_code;
     bool compile_loops;
     int64_t tiered;
+    bool columns = false;  // a column reduction (a bias gradient) instead of a softmax
   };
+  constexpr char kColumnSum[] = R"(
+  x = f32[64,LEN] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[LEN] reduce(x, zero), dimensions={0}, to_apply=add_f32
+)";
   for (const Case& c :
        {Case{"128", true, true, 0}, Case{"3000", true, true, 0}, Case{"100", true, true, 1},
-        Case{"1024", false, true, 1}, Case{"1024", true, false, 1}}) {
-    SCOPED_TRACE(
-        absl::StrCat(c.len, c.final_tile_code ? " final" : "", c.compile_loops ? " code" : ""));
-    const std::string text = absl::StrReplaceAll(Softmax(), {{"ROWS", "8"}, {"LEN", c.len}});
+        Case{"1024", false, true, 1}, Case{"1024", true, false, 1},
+        Case{"1024", true, true, 0, true}, Case{"100", true, true, 1, true}}) {
+    SCOPED_TRACE(absl::StrCat(c.len, c.final_tile_code ? " final" : "",
+                              c.compile_loops ? " code" : "", c.columns ? " columns" : ""));
+    const std::string text =
+        c.columns ? absl::StrReplaceAll(WithReducers("column_sum", kColumnSum), {{"LEN", c.len}})
+                  : absl::StrReplaceAll(Softmax(), {{"ROWS", "8"}, {"LEN", c.len}});
     absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
     ASSERT_TRUE(module.ok()) << module.status();
     CpuCompileOptions options = TieredOptions();

@@ -272,6 +272,7 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
     mov(ptr[rsp + kRowSlot], rcx);
     mov(ptr[rsp + kStartSlot], r8);
     mov(ptr[rsp + kRowEndSlot], r9);
+    EmitMasks();
     // The rows: the items once per row (the constants loaded where a step
     // needs them, since the last row's calls may have clobbered them).
     Xbyak::Label row_loop;
@@ -324,7 +325,6 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
     L(tail);
     cmp(r14, r12);
     jge(done, T_NEAR);
-    EmitMasks();
     EmitBody(/*masked=*/true);
     L(done);
     reduce = 0;
@@ -470,9 +470,11 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
   }
 
   // Vector j's mask: the elements of [r14 + 16 j, r14 + 16 j + 16) below n.
+  // The partial iteration's masks: the same n - (n / 64) * 64 elements in
+  // every loop of every row, so computed once.
   void EmitMasks() {
     mov(rax, r12);
-    sub(rax, r14);
+    and_(rax, ElementsPerIteration() - 1);
     for (int j = 0; j < kVectors; ++j) {
       mov(rcx, rax);
       if (j > 0) sub(rcx, 16 * j);

@@ -188,7 +188,8 @@ class TileKernel {
   // ones computed into `scratch` (slots of tile_length_).
   void RunSteps(int first, int last, void** buffers, const TileRange& tile, Value* values,
                 float* scratch) const;
-  // Compiles the program (code_, streaming_code_, stored_).  Unimplemented
+  // Compiles the program (code_, streaming_code_, stored_; a column
+  // reduction's also first_row_code_ and epilogue_code_).  Unimplemented
   // where a step has no code (a serial reduce); ResourceExhausted where a
   // loop needs more registers than the host has.
   absl::Status CompileCode();

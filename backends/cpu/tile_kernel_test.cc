@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -336,6 +337,89 @@ ENTRY main {
   for (const char* e : {"3", "2048", "5000"}) {
     ExpectSameAsJitKernels(absl::StrReplaceAll(kChain, {{"LEN", e}}), 2);
   }
+}
+
+// A random fusion over [rows, len]: elementwise ops (math routines among
+// them) on two full parameters, a scalar, a per-row and a per-column
+// parameter, with row reductions broadcast back into the chain, so that
+// the generated code gets loops of several phases, pinned routine operands
+// and results, values read phases and loops later, and reduces between.
+std::string RandomFusion(uint32_t seed, int64_t rows, int64_t len) {
+  std::mt19937 rng(seed);
+  auto pick = [&rng](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+  const std::string full = absl::StrCat("f32[", rows, ",", len, "]");
+  std::string entry = absl::StrCat(
+      "\n  x = ", full, " parameter(0)\n  y = ", full,
+      " parameter(1)\n  s = f32[] parameter(2)\n  r = f32[", rows, "] parameter(3)\n  c = f32[",
+      len, "] parameter(4)\n  sb = ", full, " broadcast(s), dimensions={}\n  rb = ", full,
+      " broadcast(r), dimensions={0}\n  cb = ", full,
+      " broadcast(c), dimensions={1}\n  zero = f32[] constant(0)\n"
+      "  ninf = f32[] constant(-inf)\n");
+  std::vector<std::string> values = {"x", "y", "sb", "rb", "cb"};
+  const char* binaries[] = {"add", "subtract", "multiply", "maximum", "minimum", "divide"};
+  const char* unaries[] = {"negate", "abs", "exponential", "tanh", "logistic", "sine"};
+  const int steps = 5 + pick(12);
+  for (int i = 0; i < steps; ++i) {
+    const std::string v = absl::StrCat("v", i);
+    const std::string a = values[pick(static_cast<int>(values.size()))];
+    const std::string b = values[pick(static_cast<int>(values.size()))];
+    switch (pick(6)) {
+      case 0:
+      case 1:
+        absl::StrAppend(&entry, "  ", v, " = ", full, " ", binaries[pick(6)], "(", a, ", ", b,
+                        ")\n");
+        break;
+      case 2:
+      case 3:
+        absl::StrAppend(&entry, "  ", v, " = ", full, " ", unaries[pick(6)], "(", a, ")\n");
+        break;
+      case 4: {
+        const bool sum = pick(2) == 0;
+        absl::StrAppend(&entry, "  ", v, "r = f32[", rows, "] reduce(", a, ", ",
+                        sum ? "zero" : "ninf",
+                        "), dimensions={1}, to_apply=", sum ? "add_f32" : "max_f32", "\n  ", v,
+                        " = ", full, " broadcast(", v, "r), dimensions={0}\n");
+        break;
+      }
+      default:
+        absl::StrAppend(&entry, "  ", v, "p = pred[", rows, ",", len, "] compare(", a, ", ", b,
+                        "), direction=GT\n  ", v, " = ", full, " select(", v, "p, ", a, ", ", b,
+                        ")\n");
+        break;
+    }
+    values.push_back(v);
+  }
+  // The result reads the last value and one other, so that few are dead.
+  absl::StrAppend(&entry, "  ROOT out = ", full, " add(v", steps - 1, ", ",
+                  values[pick(static_cast<int>(values.size()))], ")\n");
+  return WithReducers(absl::StrCat("random_", seed), entry);
+}
+
+// Random fusions: the generated code, the tile operations and the LLVM
+// kernels agree bit for bit (NaN and the special values included).
+TEST(TileKernelTest, RandomFusionsMatchJitKernels) {
+  int64_t tile_kernels = 0;
+  for (uint32_t seed = 1; seed <= 64; ++seed) {
+    const int64_t len = std::vector<int64_t>{40, 64, 100, 300, 1024}[seed % 5];
+    const std::string text = RandomFusion(seed, 3 + seed % 4, len);
+    SCOPED_TRACE(text);
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    std::vector<Literal> arguments = RandomArguments(**module, seed);
+    if (seed % 2 == 0) MixInSpecialValues(arguments);
+    Compiled code = CompileAndRun(text, true, arguments);
+    Compiled tile_ops = CompileAndRun(text, true, arguments, /*compile_loops=*/false);
+    Compiled jit = CompileAndRun(text, false, arguments);
+    ASSERT_NE(code.executable, nullptr);
+    ASSERT_NE(tile_ops.executable, nullptr);
+    ASSERT_NE(jit.executable, nullptr);
+    tile_kernels += code.executable->stats().tile_kernels;
+    std::string why;
+    EXPECT_TRUE(SameResults(code.result, jit.result, &why)) << "generated code: " << why;
+    EXPECT_TRUE(SameResults(tile_ops.result, jit.result, &why)) << "tile operations: " << why;
+  }
+  // Most of them are (or have) tile kernels.
+  EXPECT_GE(tile_kernels, 48);
 }
 
 // The elemental emitter's maximum and minimum: a NaN wins, -0 < +0.

@@ -343,7 +343,8 @@ ENTRY main {
 // them) on two full parameters, a scalar, a per-row and a per-column
 // parameter, with row reductions broadcast back into the chain, so that
 // the generated code gets loops of several phases, pinned routine operands
-// and results, values read phases and loops later, and reduces between.
+// and results, values read phases and loops later, and reduces between;
+// every third one ends in a column reduction.
 std::string RandomFusion(uint32_t seed, int64_t rows, int64_t len) {
   std::mt19937 rng(seed);
   auto pick = [&rng](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
@@ -389,9 +390,18 @@ std::string RandomFusion(uint32_t seed, int64_t rows, int64_t len) {
     }
     values.push_back(v);
   }
-  // The result reads the last value and one other, so that few are dead.
-  absl::StrAppend(&entry, "  ROOT out = ", full, " add(v", steps - 1, ", ",
-                  values[pick(static_cast<int>(values.size()))], ")\n");
+  // The result reads the last value and one other, so that few are dead;
+  // every third one is a column reduction of that (a bias gradient), with
+  // an epilogue on the column parameter.
+  const std::string other = values[pick(static_cast<int>(values.size()))];
+  if (seed % 3 == 0) {
+    absl::StrAppend(&entry, "  sum = ", full, " add(v", steps - 1, ", ", other,
+                    ")\n  columns = f32[", len,
+                    "] reduce(sum, zero), dimensions={0}, to_apply=add_f32\n  ROOT out = f32[", len,
+                    "] multiply(columns, c)\n");
+  } else {
+    absl::StrAppend(&entry, "  ROOT out = ", full, " add(v", steps - 1, ", ", other, ")\n");
+  }
   return WithReducers(absl::StrCat("random_", seed), entry);
 }
 

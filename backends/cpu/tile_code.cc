@@ -820,6 +820,42 @@ TileCode::~TileCode() = default;
 
 namespace {
 
+// A step done once: as many operands as its op reads, and a math step's
+// routine.
+absl::Status CheckScalarStep(const TileScalarStep& step) {
+  using ScalarOp = TileScalarStep::Op;
+  size_t operands = 0;
+  switch (step.op) {
+    case ScalarOp::kRowTile:
+    case ScalarOp::kColumnTile:
+    case ScalarOp::kRowElement:
+    case ScalarOp::kFirstElement:
+    case ScalarOp::kConstant:
+      break;
+    case ScalarOp::kUnary:
+    case ScalarOp::kMath:
+    case ScalarOp::kStoreRowElement:
+      operands = 1;
+      break;
+    case ScalarOp::kBinary:
+    case ScalarOp::kCompare:
+      operands = 2;
+      break;
+    case ScalarOp::kSelect:
+      operands = 3;
+      break;
+  }
+  if (step.operands.size() != operands) {
+    return absl::InvalidArgumentError(absl::StrCat("tile code: step ", step.value, " has ",
+                                                   step.operands.size(), " operands, not ",
+                                                   operands));
+  }
+  if (step.op == ScalarOp::kMath && step.routine == nullptr) {
+    return absl::InvalidArgumentError("tile code: a math step without its routine");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckLoop(const std::vector<TileLoopStep>& steps) {
   absl::flat_hash_map<int, const TileLoopStep*> earlier;
   int64_t lanes = 0;
@@ -857,9 +893,7 @@ absl::StatusOr<std::unique_ptr<TileCode>> TileCode::Compile(std::vector<TileCode
   if (!Supported()) return absl::UnimplementedError("tile code: the host has no AVX-512");
   for (const TileCodeItem& item : items) {
     if (item.step.has_value()) {
-      if (item.step->op == TileScalarStep::Op::kMath && item.step->routine == nullptr) {
-        return absl::InvalidArgumentError("tile code: a math step without its routine");
-      }
+      if (absl::Status checked = CheckScalarStep(*item.step); !checked.ok()) return checked;
       continue;
     }
     if (absl::Status checked = CheckLoop(item.loop); !checked.ok()) return checked;

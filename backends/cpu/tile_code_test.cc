@@ -58,6 +58,18 @@ TEST(TileCodeTest, RefusesOperandsThatAreNotEarlierLoopValues) {
   EXPECT_THAT(reduced.status().message(), HasSubstr("value 2 is not an earlier loop value"));
 }
 
+TEST(TileCodeTest, RefusesStepsDoneOnceWithoutTheirOperands) {
+  if (!TileCode::Supported()) GTEST_SKIP() << "the host has no AVX-512";
+  std::vector<TileCodeItem> items(1);
+  items[0].step = TileScalarStep{TileScalarStep::Op::kStoreRowElement, 3, /*parameter=*/1};
+  EXPECT_THAT(TileCode::Compile(items, 1).status().message(),
+              HasSubstr("step 3 has 0 operands, not 1"));
+  items[0].step->op = TileScalarStep::Op::kSelect;
+  items[0].step->operands = {0, 1};
+  EXPECT_THAT(TileCode::Compile(items, 1).status().message(),
+              HasSubstr("step 3 has 2 operands, not 3"));
+}
+
 TEST(TileCodeTest, RefusesReducesOfOtherLaneCounts) {
   if (!TileCode::Supported()) GTEST_SKIP() << "the host has no AVX-512";
   EXPECT_THAT(CompileLoop({Sum(2, Tile(0), 1, 0)}).status().message(),

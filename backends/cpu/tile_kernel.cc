@@ -736,7 +736,6 @@ absl::StatusOr<std::vector<TileCodeItem>> TileKernel::ProgramItems(int first, in
     }
   }
   compiled_loops_ += static_cast<int>(groups.size());
-  if (root_ >= first && root_ < last) root_in_loop_ = loop_of[root_] >= 0;
   return items;
 }
 
@@ -769,7 +768,11 @@ absl::Status TileKernel::CompileCode() {
   result_tile.value = root_;
   result_tile.parameter = parameter_count_;
   const bool full_root = steps_[root_].kind == Kind::kFull;
-  if (streaming_ && root_in_loop_) {
+  const bool root_in_loop = std::any_of(items.begin(), items.end(), [&](const TileCodeItem& item) {
+    return std::any_of(item.loop.begin(), item.loop.end(),
+                       [&](const TileLoopStep& step) { return step.value == root_; });
+  });
+  if (streaming_ && root_in_loop) {
     std::vector<TileCodeItem> streaming_items = items;
     for (TileCodeItem& item : streaming_items) {
       for (TileLoopStep& step : item.loop) step.streaming = step.value == root_;

@@ -248,7 +248,6 @@ class TileKernel {
   // epilogue_code_ the steps after the fold (null where there are none).
   std::unique_ptr<TileCode> first_row_code_;
   std::unique_ptr<TileCode> epilogue_code_;
-  bool root_in_loop_ = false;  // the result computed in a loop
   // The steps other than the result that code_'s loops write to tiles.
   std::vector<int> stored_;
   int compiled_loops_ = 0;

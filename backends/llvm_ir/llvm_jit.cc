@@ -21,6 +21,7 @@
 #include "backends/llvm_ir/kernel_pipeline.h"
 #include "backends/llvm_ir/llvm_jit_internal.h"
 #include "backends/llvm_ir/streaming_stores.h"
+#include "backends/llvm_ir/target_flags.h"
 #include "backends/llvm_ir/target_machine_pool.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
@@ -515,6 +516,9 @@ ModuleWithContext CreateModule(const LlvmJit& jit, absl::string_view name) {
   LlvmJit::Impl& impl = const_cast<LlvmJit&>(jit).impl();
   result.module->setTargetTriple(impl.target_triple);
   result.module->setDataLayout(impl.data_layout);
+  // The same test as the 512-bit vector width: the registers scalef and
+  // friends work on.
+  if (impl.prefer_vector_width == "512") MarkModuleAvx512(result.module.get());
   return result;
 }
 

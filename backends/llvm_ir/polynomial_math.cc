@@ -4,9 +4,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/llvm_ir/target_flags.h"
+#include "llvm/Analysis/VectorUtils.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsX86.h"
 
 namespace tessera {
 namespace llvm_ir {
@@ -19,6 +22,12 @@ class MathBuilder {
   MathBuilder(llvm::IRBuilder<>* b, llvm::Type* type) : b_(b), type_(type) {
     is_f64_ = type->getScalarType()->isDoubleTy();
     int_type_ = type->getWithNewType(b->getIntNTy(is_f64_ ? 64 : 32));
+    // Whole 512-bit registers only: a scalar or narrower vector is either
+    // a loop's body that LLVM vectorizes (which cannot widen the x86
+    // intrinsic) or a remainder.
+    auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(type);
+    scalef_ = vector != nullptr && vector->getNumElements() % (is_f64_ ? 8 : 16) == 0 &&
+              ModuleHasAvx512(*b->GetInsertBlock()->getModule());
   }
 
   bool is_f64() const { return is_f64_; }
@@ -67,6 +76,31 @@ class MathBuilder {
   llvm::Value* ToFloat(llvm::Value* i) { return b_->CreateSIToFP(i, type_); }
   llvm::Value* Bits(llvm::Value* x) { return b_->CreateBitCast(x, int_type_); }
   llvm::Value* FromBits(llvm::Value* i) { return b_->CreateBitCast(i, type_); }
+  // p * 2^n for an integer-valued n of p's type, rounded once, by
+  // AVX-512's vscalef on each 512-bit part.  One instruction where the
+  // generic sequence (Exp's 2^n in two halves) takes seven: exp's share of
+  // softmax.  The result is the same: both round p * 2^n once.
+  llvm::Value* Scalef(llvm::Value* p, llvm::Value* n) {
+    const int width = is_f64_ ? 8 : 16;
+    auto* vector = llvm::cast<llvm::FixedVectorType>(type_);
+    llvm::Type* part_type = llvm::FixedVectorType::get(vector->getElementType(), width);
+    llvm::Function* scalef =
+        llvm::Intrinsic::getDeclaration(b_->GetInsertBlock()->getModule(),
+                                        is_f64_ ? llvm::Intrinsic::x86_avx512_mask_scalef_pd_512
+                                                : llvm::Intrinsic::x86_avx512_mask_scalef_ps_512);
+    llvm::Value* all_lanes = b_->getIntN(width, (uint64_t{1} << width) - 1);
+    llvm::Value* current_rounding = b_->getInt32(4);  // _MM_FROUND_CUR_DIRECTION
+    std::vector<llvm::Value*> parts;
+    for (int first = 0; first < static_cast<int>(vector->getNumElements()); first += width) {
+      llvm::SmallVector<int, 16> lanes;
+      for (int i = 0; i < width; ++i) lanes.push_back(first + i);
+      parts.push_back(b_->CreateCall(
+          scalef, {b_->CreateShuffleVector(p, lanes), b_->CreateShuffleVector(n, lanes),
+                   llvm::Constant::getNullValue(part_type), all_lanes, current_rounding}));
+    }
+    return parts.size() == 1 ? parts[0] : llvm::concatenateVectors(*b_, parts);
+  }
+
   // 2^n for integer n in the normal exponent range.
   llvm::Value* Pow2(llvm::Value* n) {
     const int mantissa = is_f64_ ? 52 : 23, bias = is_f64_ ? 1023 : 127;
@@ -119,6 +153,10 @@ class MathBuilder {
     llvm::Value* n = Sub(t, C(shifter));
     llvm::Value* r = ReduceBy(xc, n);
     llvm::Value* p = Add(Expm1Kernel(r), C(1.0));
+    if (scalef_) {
+      llvm::Value* result = Scalef(p, n);
+      return bounded_below ? result : Sel(zero, C(0.0), result);
+    }
     // 2^n in two halves, 2^n1 * 2^n2 with n1 = n >> 1 and n2 = n - n1, so
     // that denormal results round once and n = 128 (f32) or 1024 (f64)
     // still overflows correctly.  Their biased exponents straight from t's
@@ -283,6 +321,7 @@ class MathBuilder {
   llvm::Type* type_;
   llvm::Type* int_type_;
   bool is_f64_;
+  bool scalef_;  // Scalef is available for type_
 
   friend class F32ViaF64;
 };

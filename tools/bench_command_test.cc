@@ -47,7 +47,8 @@ absl::Status Bench(const std::vector<std::string>& args, std::string* out = null
 
 TEST(BenchCommandTest, TextReport) {
   std::string out;
-  ASSERT_TRUE(Bench({WriteTemp("a.hlo", kModule), "--warmup=1", "--iters=3"}, &out).ok());
+  ASSERT_TRUE(
+      Bench({WriteTemp("a.hlo", kModule), "--warmup=1", "--warmup_ms=0", "--iters=3"}, &out).ok());
   EXPECT_THAT(out, HasSubstr("compile"));
   EXPECT_THAT(out, HasSubstr("(3 runs after 1 warm-up, buffers reused)"));
   // One fused kernel: reads a, x, y and writes r; 2000 flops.
@@ -65,6 +66,27 @@ TEST(BenchCommandTest, JsonReport) {
         "\"run_ms_max\": ", "\"bytes\": 12004", "\"flops\": 2000"}) {
     EXPECT_THAT(out, HasSubstr(key));
   }
+}
+
+// The warm-up runs --warmup times, then on until --warmup_ms have passed
+// (a run of this module takes microseconds, so 50 ms are many runs);
+// --warmup=0 runs none.
+TEST(BenchCommandTest, WarmsUpForAtLeastTheGivenTime) {
+  auto warmup_runs = [](const std::vector<std::string>& flags) {
+    std::vector<std::string> args = {WriteTemp("w.hlo", kModule), "--iters=1", "--format=json"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    std::string out;
+    EXPECT_TRUE(Bench(args, &out).ok()) << out;
+    const size_t at = out.find("\"warmup_runs\": ");
+    if (at == std::string::npos) return int64_t{-1};
+    return static_cast<int64_t>(std::stoll(out.substr(at + 15)));
+  };
+  EXPECT_EQ(warmup_runs({"--warmup=2", "--warmup_ms=0"}), 2);
+  EXPECT_GT(warmup_runs({"--warmup=1", "--warmup_ms=50"}), 2);
+  EXPECT_EQ(warmup_runs({"--warmup=0", "--warmup_ms=50"}), 0);
+  absl::Status bad = Bench({WriteTemp("w.hlo", kModule), "--warmup_ms=-1"});
+  EXPECT_TRUE(absl::IsInvalidArgument(bad)) << bad;
+  EXPECT_THAT(bad.message(), HasSubstr("--warmup_ms >= 0"));
 }
 
 // --kernels=tiered: the first two warm-up runs' times (the second asks for

@@ -115,12 +115,13 @@ class MathBuilder {
     *n = Rint(Mul(x, C(1.4426950408889634)));
     *r = ReduceBy(x, *n);
   }
-  // x - n*ln2 for an integer n (as a float) near x / ln2.
-  llvm::Value* ReduceBy(llvm::Value* x, llvm::Value* n) {
+  // x - n*ln2*scale for an integer n (as a float) near x / (ln2*scale),
+  // scale a power of 2.
+  llvm::Value* ReduceBy(llvm::Value* x, llvm::Value* n, double scale = 1.0) {
     const double ln2_hi = is_f64_ ? 6.93147180369123816490e-01 : 6.93145751953125e-01;
     const double ln2_lo = is_f64_ ? 1.90821492927058770002e-10 : 1.42860682030941723212e-06;
     llvm::Value* nn = b_->CreateFNeg(n);
-    return Fma(nn, C(ln2_lo), Fma(nn, C(ln2_hi), x));
+    return Fma(nn, C(ln2_lo * scale), Fma(nn, C(ln2_hi * scale), x));
   }
   llvm::Value* Expm1Kernel(llvm::Value* r) {
     llvm::Value* p =
@@ -129,6 +130,13 @@ class MathBuilder {
                              1.0 / 479001600, 1.0 / 6227020800.0})
                 : Horner(r, {1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040});
     return Fma(Mul(r, r), p, r);
+  }
+  // Expm1Kernel(2h) / 2, with the same bits as Expm1Kernel(r) / 2 for
+  // r = 2h: h*h is r*r / 4, and the Horner steps on h with coefficient k
+  // scaled by 2^(k+1) are those on r scaled by 2^(k+1), all exactly (f32).
+  llvm::Value* Expm1KernelOfDouble(llvm::Value* h) {
+    llvm::Value* p = Horner(h, {1.0, 4.0 / 6, 8.0 / 24, 16.0 / 120, 32.0 / 720, 64.0 / 5040});
+    return Fma(Mul(h, h), p, h);
   }
   // `bounded_below`: the caller knows x is above the low bound (erf's
   // exp(-x^2) of a clamped x), so the select for 0 is not made.
@@ -288,17 +296,26 @@ class MathBuilder {
     // beyond 10, where 2|x| <= 20 gives n = round(2|x| / ln2) <= 29 and
     // expm1 = 2^n expm1(r) + (2^n - 1) with both terms exact enough: the
     // general Expm1's clamps and large-n path are not needed.
-    llvm::Value* y = Mul(C(2.0), ClampHigh(Abs(x), 10.0));  // NaN stays NaN
+    //
+    // y = 2|x| is never formed: every step below is the one on y scaled by
+    // a power of 2 (exact), so the bits are those of the computation on y
+    // with one instruction fewer.  The reduction gives h = r / 2 (ln2's
+    // pieces halved), and Expm1KernelOfDouble(h) = expm1(r) / 2.
+    llvm::Value* a = ClampHigh(Abs(x), 10.0);  // NaN stays NaN
     // n = round(y / ln2) by the 1.5 * 2^23 shifter: t's low mantissa bits
     // are n, so 2^n is t's bits shifted into the exponent field, with no
     // float-to-int conversion (whose NaN case LLVM leaves undefined).
     const double shifter = 12582912.0;  // 1.5 * 2^23
-    llvm::Value* t = Fma(y, C(1.4426950408889634), C(shifter));
-    llvm::Value* r = ReduceBy(y, Sub(t, C(shifter)));
+    llvm::Value* t = Fma(a, C(2 * 1.4426950408889634), C(shifter));
+    llvm::Value* n = Sub(t, C(shifter));
+    llvm::Value* h = ReduceBy(a, n, /*scale=*/0.5);
     const int64_t shifter_bits = 0x4B400000;  // the bits of 1.5 * 2^23
-    llvm::Value* s = FromBits(
-        b_->CreateAdd(b_->CreateShl(Bits(t), I(23)), I((127 - shifter_bits) * (int64_t{1} << 23))));
-    llvm::Value* em = Fma(s, Expm1Kernel(r), Sub(s, C(1.0)));
+    llvm::Value* exponent = b_->CreateShl(Bits(t), I(23));
+    llvm::Value* s =
+        FromBits(b_->CreateAdd(exponent, I((127 - shifter_bits) * (int64_t{1} << 23))));
+    llvm::Value* twice_s =
+        FromBits(b_->CreateAdd(exponent, I((128 - shifter_bits) * (int64_t{1} << 23))));
+    llvm::Value* em = Fma(twice_s, Expm1KernelOfDouble(h), Sub(s, C(1.0)));
     // q = em / (em + 2), with the rounding errors of the sum and of the
     // quotient corrected (a bare division was 2.4 ulp near 0):
     //   d + delta = em + 2 exactly (Fast2Sum, exact for em <= 2; beyond,

@@ -147,9 +147,22 @@ class MathBuilder {
     // denormal, and each instruction that does costs a microcode assist
     // (exp of -inf, a causal mask's, ran 7x slower than of normal inputs;
     // legitimately denormal results, x in (-104, -87.3), still take it).
-    const double low = is_f64_ ? -746.0 : -104.0;
-    llvm::Value* zero = bounded_below ? nullptr : b_->CreateFCmpOLT(x, C(low));
-    llvm::Value* xc = ClampHigh(bounded_below ? x : Sel(zero, C(0.0), x), is_f64_ ? 710.0 : 89.0);
+    //
+    // With Scalef x is clamped to the low bound instead: exp(low) rounds to
+    // +0 by itself, and vscalef makes a denormal or a 0 at no extra cost
+    // (as fast as a normal result, measured on Zen 5), so the compare and
+    // the two selects become one clamp.
+    const double low = is_f64_ ? -746.0 : -104.0, high = is_f64_ ? 710.0 : 89.0;
+    llvm::Value* zero = nullptr;
+    llvm::Value* xc;
+    if (bounded_below) {
+      xc = ClampHigh(x, high);
+    } else if (scalef_) {
+      xc = ClampLow(ClampHigh(x, high), low);
+    } else {
+      zero = b_->CreateFCmpOLT(x, C(low));
+      xc = ClampHigh(Sel(zero, C(0.0), x), high);
+    }
     // n = round(x / ln2) by the 1.5 * 2^p shifter (p the mantissa width):
     // t's low mantissa bits hold n, so the integer n is t's bits minus the
     // shifter's, with no rounding instruction and no float-to-int
@@ -161,10 +174,7 @@ class MathBuilder {
     llvm::Value* n = Sub(t, C(shifter));
     llvm::Value* r = ReduceBy(xc, n);
     llvm::Value* p = Add(Expm1Kernel(r), C(1.0));
-    if (scalef_) {
-      llvm::Value* result = Scalef(p, n);
-      return bounded_below ? result : Sel(zero, C(0.0), result);
-    }
+    if (scalef_) return Scalef(p, n);
     // 2^n in two halves, 2^n1 * 2^n2 with n1 = n >> 1 and n2 = n - n1, so
     // that denormal results round once and n = 128 (f32) or 1024 (f64)
     // still overflows correctly.  Their biased exponents straight from t's
@@ -175,7 +185,7 @@ class MathBuilder {
     llvm::Value* e2 = b_->CreateSub(u, e1);
     llvm::Value* result = Mul(Mul(p, FromBits(b_->CreateShl(e1, I(mantissa)))),
                               FromBits(b_->CreateShl(e2, I(mantissa))));
-    return bounded_below ? result : Sel(zero, C(0.0), result);
+    return zero == nullptr ? result : Sel(zero, C(0.0), result);
   }
   llvm::Value* Expm1(llvm::Value* x) {
     // Below the low clamp expm1 rounds to -1.

@@ -105,7 +105,8 @@ uint32_t Identity(BinaryOp op) {
 // again after a call: constants in zmm28..31 (where a step reads them),
 // scalar operands from zmm27 down.  The reduces' lanes live in zmm8..15
 // (saved in the frame across calls), combined after the loop.  zmm1..3
-// stage operands loaded from memory; zmm6, zmm7, k2 and k3 are scratch.
+// stage operands loaded from memory; zmm6, zmm7, k2 and k3 are scratch;
+// k4..k7 hold the NaNs seen by max and min reduces in loops without calls.
 // The first six tiles' addresses stay in r8..r11, r13 and r15 (reloaded
 // after a call too).
 class TileCode::Generator : public Xbyak::CodeGenerator {
@@ -175,6 +176,21 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
       if (step.op == Op::kMath) ++phase;
     }
     phases_ = phase + 1;
+    // Max and min reduces of a loop without calls (which clobber every mask
+    // register) fold with vrange and keep whether a NaN went by in a mask
+    // register of their own (RangeFold).
+    nan_mask_of_.assign(count, -1);
+    if (std::none_of(steps_.begin(), steps_.end(),
+                     [](const TileLoopStep& step) { return step.op == Op::kMath; })) {
+      int next_mask = kFirstNanMask;
+      for (int s = 0; s < count && next_mask < 8; ++s) {
+        const TileLoopStep& step = steps_[s];
+        if (step.op == Op::kReduce &&
+            (step.reduction.op == BinaryOp::kMaximum || step.reduction.op == BinaryOp::kMinimum)) {
+          nan_mask_of_[s] = next_mask++;
+        }
+      }
+    }
     // Which values go to temporaries (read by a later phase or a routine),
     // which stay pinned in registers across a phase boundary, and each
     // one's last reader in its phase.
@@ -313,6 +329,9 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
         Broadcast(Zmm(first + v), Identity(step.reduction.op));
       }
     }
+    for (int mask : nan_mask_of_) {
+      if (mask >= 0) kxorw(Xbyak::Opmask(mask), Xbyak::Opmask(mask), Xbyak::Opmask(mask));
+    }
     xor_(r14, r14);
     Label main, tail, done;
     L(main);
@@ -328,8 +347,18 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
     EmitBody(/*masked=*/true);
     L(done);
     reduce = 0;
-    for (const TileLoopStep& step : steps_) {
-      if (step.op == Op::kReduce) CombineLanes(step, first_lanes_[reduce++]);
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      if (steps_[s].op != Op::kReduce) continue;
+      const int first_lane = first_lanes_[reduce++];
+      if (nan_mask_of_[s] >= 0) {
+        // The NaNs that went by, back into the lanes for the
+        // compare-select tree below to carry: as the default quiet NaN,
+        // not as themselves (the lane tree keeps no NaN's payload either:
+        // which of two NaNs LLVM's maximum returns is unspecified).
+        Broadcast(zmm7, 0x7FC00000);
+        vmovaps(Zmm(first_lane) | Xbyak::Opmask(nan_mask_of_[s]), zmm7);
+      }
+      CombineLanes(steps_[s], first_lane);
     }
   }
 
@@ -550,7 +579,9 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
     if (step.op == Op::kReduce) {
       const tile_ops::Reduction& reduction = step.reduction;
       const Zmm lanes(first_lane + j % static_cast<int>(reduction.lanes / 16));
-      if (reduction.op == BinaryOp::kMaximum || reduction.op == BinaryOp::kMinimum) {
+      if (nan_mask_of_[s] >= 0) {
+        RangeFold(reduction.op == BinaryOp::kMaximum, lanes, in[0], nan_mask_of_[s]);
+      } else if (reduction.op == BinaryOp::kMaximum || reduction.op == BinaryOp::kMinimum) {
         Fold(reduction, zmm7, lanes, in[0]);  // MaxMin's out is neither operand
         vmovaps(masked_ ? lanes | k1 : lanes, zmm7);
       } else {
@@ -581,6 +612,22 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
         register_of_.erase(it);
       }
     }
+  }
+
+  // lanes = max (or min) of lanes and x where no NaN is involved, by
+  // vrange (its max and min order -0 below +0, as MaxMin does, whichever
+  // operand comes first, but pass over a quiet NaN); whether x held a NaN
+  // goes into mask k`nan_mask` instead, which CombineLanes reads.  Two
+  // instructions and a mask OR, where MaxMin and the copy back take six:
+  // the row maximum of softmax.  Only the elements below n count in the
+  // partial iteration.
+  void RangeFold(bool is_max, const Zmm& lanes, const Zmm& x, int nan_mask) {
+    // imm8: bits 1:0 select min (0) or max (1), bits 3:2 = 01 take the
+    // sign from the compare.
+    const uint8_t select = is_max ? 0x5 : 0x4;
+    vrangeps(masked_ ? lanes | k1 : lanes, lanes, x, select);
+    vcmpps(masked_ ? k2 | k1 : k2, x, x, kCmpUnordQ);
+    korw(Xbyak::Opmask(nan_mask), Xbyak::Opmask(nan_mask), k2);
   }
 
   // tile_ops' MaxMin: the compare-select (x86's max and min: a > b ? a :
@@ -794,6 +841,10 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
   bool needs_constants_ = false;
   bool constants_live_ = false;
   std::vector<int> last_reader_;  // in the step's phase; -1: none
+  // A max or min reduce's mask register of NaNs seen (RangeFold); -1:
+  // folded by MaxMin.
+  std::vector<int> nan_mask_of_;
+  static constexpr int kFirstNanMask = 4;  // k4..k7
   // Scalar operands' values -> the register that holds them.
   absl::flat_hash_map<int, int> scalar_register_;
   // Tiles' values -> the general register that holds the tile's address.
@@ -811,7 +862,8 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
 bool TileCode::Supported() {
   static const bool supported = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("bmi2");
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("bmi2");
   }();
   return supported;
 }

@@ -444,6 +444,77 @@ ENTRY main {
 })");
 }
 
+// A loop's max and min reduces fold with vrange and note NaNs in a mask
+// register each: a NaN in one row only (row 3) makes that row's result NaN
+// and not the next row's; in the partial iteration the lanes past the row
+// do not count (x / same_x of their zeros is NaN); both reducer operand
+// orders; and a max and a min of the same loop (two masks).
+TEST(TileKernelTest, MaxAndMinReducesTrackNaNsRowByRow) {
+  constexpr char kOneReduce[] = R"(
+  x = f32[8,LEN] parameter(0)
+  same_x = f32[8,LEN] parameter(1)
+  one = f32[] constant(1)
+  ones = f32[8,LEN] broadcast(one), dimensions={}
+  y = f32[8,LEN] add(x, f32[8,LEN] subtract(f32[8,LEN] divide(x, same_x), ones))
+  init = f32[] constant(INIT)
+  ROOT r = f32[8] reduce(y, init), dimensions={1}, to_apply=r
+)";
+  constexpr char kMaxAndMin[] = R"(HloModule max_and_min
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] maximum(a, b)
+}
+min {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] minimum(b, a)
+}
+ENTRY main {
+  x = f32[8,LEN] parameter(0)
+  same_x = f32[8,LEN] parameter(1)
+  ninf = f32[] constant(-inf)
+  pinf = f32[] constant(inf)
+  mx = f32[8] reduce(x, ninf), dimensions={1}, to_apply=max
+  mn = f32[8] reduce(x, pinf), dimensions={1}, to_apply=min
+  ROOT out = f32[8] subtract(mx, mn)
+}
+)";
+  for (int64_t len : {70, 1000}) {
+    Literal x(Shape(F32, {8, len}));
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> value(0.5f, 100.0f);
+    for (int64_t i = 0; i < 8 * len; ++i) {
+      x.data<float>()[i] = (i % 3 == 0 ? -1 : 1) * value(rng);  // no zeros
+    }
+    x.data<float>()[3 * len + len / 2] = std::numeric_limits<float>::quiet_NaN();
+    std::vector<std::string> modules = {
+        absl::StrReplaceAll(kMaxAndMin, {{"LEN", absl::StrCat(len)}})};
+    for (const char* op : {"maximum", "minimum"}) {
+      for (const char* order : {"a, b", "b, a"}) {
+        modules.push_back(WithReducer(
+            op, order,
+            absl::StrReplaceAll(kOneReduce,
+                                {{"LEN", absl::StrCat(len)},
+                                 {"INIT", std::string(op) == "maximum" ? "-inf" : "inf"}})));
+      }
+    }
+    for (const std::string& text : modules) {
+      SCOPED_TRACE(text);
+      Compiled tiles = CompileAndRun(text, true, {x, x});
+      Compiled jit = CompileAndRun(text, false, {x, x});
+      ASSERT_NE(tiles.executable, nullptr);
+      ASSERT_NE(jit.executable, nullptr);
+      EXPECT_GE(tiles.executable->stats().tile_kernels, 1);
+      std::string why;
+      EXPECT_TRUE(SameResults(tiles.result, jit.result, &why)) << why;
+      for (int64_t row = 0; row < 8; ++row) {
+        EXPECT_EQ(std::isnan(tiles.result.data<float>()[row]), row == 3) << row;
+      }
+    }
+  }
+}
+
 // The arena path tiers up at its second run too: tile programs, then the
 // LLVM kernels, the same bits.
 TEST(TileKernelTest, TieredExecutableTiersUpAtTheSecondRun) {

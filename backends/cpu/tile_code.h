@@ -107,7 +107,7 @@ class TileCode {
   // The most lanes of a loop's reduces together (they live in registers).
   static constexpr int64_t kMaxLanes = 128;
 
-  // Whether this host runs the generated code (AVX-512 F and BMI2).
+  // Whether this host runs the generated code (AVX-512 F and DQ, and BMI2).
   static bool Supported();
 
   // The items in order; a loop's kLoop operands are its earlier non-reduce

@@ -11,9 +11,10 @@
 // interesting and every edge case; the tests assert the bound in brackets.
 //
 //   function   f32 measured [bound]                    f64 measured [bound]
-//   exp        0.87 [1.5] Cody-Waite, degree-7 Taylor   0.84 [1.5]
-//                         in one Horner chain
-//   expm1      1.44 [2]   2^n*em1(r) + (2^n - 1)        1.65 [2]
+//   exp        0.86 [1.5] Cody-Waite, degree-6 minimax  0.84 [1.5]
+//                         (f64: degree-13 Taylor), in
+//                         one Horner chain
+//   expm1      1.46 [2]   2^n*em1(r) + (2^n - 1)        1.65 [2]
 //   log        0.80 [1]   fdlibm's s = f/(2+f) scheme   0.78 [1]
 //   log1p      0.80 [1]   log(1+x) + rounding term      0.77 [1]
 //   logistic   2.07 [2.5] exp(-|x|), one division       1.95 [2.5]

@@ -5,6 +5,7 @@
 // iteration's 64 elements.
 #include "backends/cpu/tile_code.h"
 
+#include <cmath>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -39,6 +40,15 @@ TileLoopStep Sum(int value, TileLoopStep::Operand x, int init_value, int64_t lan
 constexpr TileLoopStep::Operand Tile(int value) { return {TileLoopStep::Source::kTile, value}; }
 constexpr TileLoopStep::Operand Scalar(int value) { return {TileLoopStep::Source::kScalar, value}; }
 constexpr TileLoopStep::Operand Loop(int value) { return {TileLoopStep::Source::kLoop, value}; }
+
+// buffers[parameter][row] = value's scalar.
+TileScalarStep StoreRowElement(int value, int parameter) {
+  TileScalarStep store;
+  store.op = TileScalarStep::Op::kStoreRowElement;
+  store.parameter = parameter;
+  store.operands = {value};
+  return store;
+}
 
 // A program of one loop.
 absl::StatusOr<std::unique_ptr<TileCode>> CompileLoop(std::vector<TileLoopStep> steps) {
@@ -119,11 +129,7 @@ TEST(TileCodeTest, RunsRowsInOneCall) {
   items[0].step = TileScalarStep{TileScalarStep::Op::kRowTile, 0, /*parameter=*/0};
   items[1].step = TileScalarStep{TileScalarStep::Op::kConstant, 1, -1, /*constant=*/0.0f};
   items[2].loop = {Sum(2, Tile(0), 1, 64)};
-  TileScalarStep store;
-  store.op = TileScalarStep::Op::kStoreRowElement;
-  store.parameter = 1;
-  store.operands = {2};
-  items[3].step = store;
+  items[3].step = StoreRowElement(2, /*parameter=*/1);
   absl::StatusOr<std::unique_ptr<TileCode>> code = TileCode::Compile(items, kN);
   ASSERT_TRUE(code.ok()) << code.status();
   std::vector<float> x(kRows * kN), sums(kRows, -1.0f);
@@ -136,6 +142,48 @@ TEST(TileCodeTest, RunsRowsInOneCall) {
   EXPECT_EQ(sums[4], -1.0f) << "ran a row past the range";
   (*code)->RunRows(values.data(), kN, buffers, 4, 4, 0);
   EXPECT_EQ(sums[4], -1.0f) << "ran an empty range";
+}
+
+// One loop with a max of x and a min of y: each reduce notes its own NaNs
+// (a mask register each), per row.  (Lanes past n computing NaN are
+// tile_kernel_test's MaxAndMinReducesTrackNaNsRowByRow.)
+TEST(TileCodeTest, MaxAndMinOfOneLoopKeepTheirNaNsApart) {
+  if (!TileCode::Supported()) GTEST_SKIP() << "the host has no AVX-512";
+  // values: 0 and 1 the row's tiles of x and y, 2 and 3 the inits, 4 the
+  // max of x and 5 the min of y, stored to buffers[2] and buffers[3].
+  constexpr int kN = 70;
+  constexpr int kRows = 3;
+  std::vector<TileCodeItem> items(7);
+  items[0].step = TileScalarStep{TileScalarStep::Op::kRowTile, 0, /*parameter=*/0};
+  items[1].step = TileScalarStep{TileScalarStep::Op::kRowTile, 1, /*parameter=*/1};
+  items[2].step = TileScalarStep{TileScalarStep::Op::kConstant, 2, -1, -INFINITY};
+  items[3].step = TileScalarStep{TileScalarStep::Op::kConstant, 3, -1, INFINITY};
+  TileLoopStep max = Sum(4, Tile(0), 2, 64), min = Sum(5, Tile(1), 3, 64);
+  max.reduction.op = tile_ops::BinaryOp::kMaximum;
+  min.reduction.op = tile_ops::BinaryOp::kMinimum;
+  items[4].loop = {max, min};
+  items[5].step = StoreRowElement(4, /*parameter=*/2);
+  items[6].step = StoreRowElement(5, /*parameter=*/3);
+  absl::StatusOr<std::unique_ptr<TileCode>> code = TileCode::Compile(items, kN);
+  ASSERT_TRUE(code.ok()) << code.status();
+  // Past the rows, NaNs the loads must not read.
+  std::vector<float> x(kRows * kN + 64, NAN), y(kRows * kN + 64, NAN);
+  for (int i = 0; i < kRows * kN; ++i) {
+    x[i] = static_cast<float>(i % kN);
+    y[i] = static_cast<float>(i % kN + 1);
+  }
+  x[kN + 5] = NAN;           // row 1 of x only
+  y[2 * kN + kN - 1] = NAN;  // row 2 of y only, in the partial iteration
+  std::vector<float> maxes(kRows), mins(kRows);
+  void* buffers[] = {x.data(), y.data(), maxes.data(), mins.data()};
+  std::vector<TileValue> values(6);
+  (*code)->RunRows(values.data(), kN, buffers, 0, kRows, 0);
+  for (int row = 0; row < kRows; ++row) {
+    EXPECT_EQ(std::isnan(maxes[row]), row == 1) << row;
+    if (row != 1) EXPECT_EQ(maxes[row], kN - 1.0f) << row;
+    EXPECT_EQ(std::isnan(mins[row]), row == 2) << row;
+    if (row != 2) EXPECT_EQ(mins[row], 1.0f) << row;
+  }
 }
 
 // A stand-in for a <64 x float> math routine: 2v + 1 on zmm0..3, and

@@ -448,7 +448,9 @@ ENTRY main {
 // register each: a NaN in one row only (row 3) makes that row's result NaN
 // and not the next row's; in the partial iteration the lanes past the row
 // do not count (x / same_x of their zeros is NaN); both reducer operand
-// orders; and a max and a min of the same loop (two masks).
+// orders; and in one kernel a max and a min of x beside a min of x with
+// its NaNs replaced, which must not see their NaN (the kernel plans each
+// reduce in a loop of its own: the mask is reset per loop).
 TEST(TileKernelTest, MaxAndMinReducesTrackNaNsRowByRow) {
   constexpr char kOneReduce[] = R"(
   x = f32[8,LEN] parameter(0)
@@ -475,9 +477,14 @@ ENTRY main {
   same_x = f32[8,LEN] parameter(1)
   ninf = f32[] constant(-inf)
   pinf = f32[] constant(inf)
+  zero = f32[] constant(0)
+  zeros = f32[8,LEN] broadcast(zero), dimensions={}
+  is_number = pred[8,LEN] compare(x, x), direction=EQ
+  numbers = f32[8,LEN] select(is_number, x, zeros)
   mx = f32[8] reduce(x, ninf), dimensions={1}, to_apply=max
-  mn = f32[8] reduce(x, pinf), dimensions={1}, to_apply=min
-  ROOT out = f32[8] subtract(mx, mn)
+  mn = f32[8] reduce(numbers, pinf), dimensions={1}, to_apply=min
+  mn_of_x = f32[8] reduce(x, pinf), dimensions={1}, to_apply=min
+  ROOT out = (f32[8], f32[8], f32[8]) tuple(mx, mn, mn_of_x)
 }
 )";
   for (int64_t len : {70, 1000}) {
@@ -499,8 +506,10 @@ ENTRY main {
                                  {"INIT", std::string(op) == "maximum" ? "-inf" : "inf"}})));
       }
     }
-    for (const std::string& text : modules) {
+    for (size_t m = 0; m < modules.size(); ++m) {
+      const std::string& text = modules[m];
       SCOPED_TRACE(text);
+      const bool two_reduces = m == 0;  // the three-reduce module
       Compiled tiles = CompileAndRun(text, true, {x, x});
       Compiled jit = CompileAndRun(text, false, {x, x});
       ASSERT_NE(tiles.executable, nullptr);
@@ -508,8 +517,13 @@ ENTRY main {
       EXPECT_GE(tiles.executable->stats().tile_kernels, 1);
       std::string why;
       EXPECT_TRUE(SameResults(tiles.result, jit.result, &why)) << why;
+      const Literal& rows = two_reduces ? tiles.result.tuple_element(0) : tiles.result;
       for (int64_t row = 0; row < 8; ++row) {
-        EXPECT_EQ(std::isnan(tiles.result.data<float>()[row]), row == 3) << row;
+        EXPECT_EQ(std::isnan(rows.data<float>()[row]), row == 3) << row;
+        if (two_reduces) {
+          EXPECT_FALSE(std::isnan(tiles.result.tuple_element(1).data<float>()[row])) << row;
+          EXPECT_EQ(std::isnan(tiles.result.tuple_element(2).data<float>()[row]), row == 3) << row;
+        }
       }
     }
   }

@@ -377,10 +377,10 @@ ENTRY e {
     EXPECT_TRUE(absl::StrContains(ir.substr(store, ir.find('\n', store) - store), "!nontemporal"))
         << ir;
   }
-  // A reduction inlines its polynomial (its accumulators would be spilled
-  // around calls), interleaved.
-  const std::map<std::string, std::string> row = CompiledIr(R"(
-HloModule row
+  // A row sum of `values` (HLO instructions over x = f32[64,1024] ending in
+  // e = f32[64,1024]).
+  auto row_sum_ir = [](absl::string_view name, absl::string_view values) {
+    return CompiledIr(absl::StrCat("HloModule ", name, R"(
 add {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -388,16 +388,36 @@ add {
 }
 ENTRY e {
   x = f32[64,1024] parameter(0)
-  e = f32[64,1024] exponential(x)
+)",
+                                   values, R"(
   z = f32[] constant(0)
   ROOT r = f32[64] reduce(e, z), dimensions={1}, to_apply=add
 }
-)",
-                                                            CpuCompileOptions{}, "row");
+)"),
+                      CpuCompileOptions{}, name);
+  };
+  // A reduction inlines its polynomial (its accumulators would be spilled
+  // around calls), interleaved.
+  const std::map<std::string, std::string> row =
+      row_sum_ir("row", "e = f32[64,1024] exponential(x)");
   ASSERT_FALSE(row.empty());
   for (const auto& [file, ir] : row) {
     SCOPED_TRACE(file);
     EXPECT_FALSE(absl::StrContains(ir, "tessera_math_")) << ir;
+  }
+  // But tanh on AVX-512, whose coefficients are picked from a table by
+  // vpermps in its routine (inlined, the vectorizer would make gathers of
+  // its loads), calls the routine; exp stays inlined.
+  const std::map<std::string, std::string> row_tanh =
+      row_sum_ir("row_tanh", "t = f32[64,1024] tanh(x)\n  e = f32[64,1024] exponential(t)");
+  ASSERT_FALSE(row_tanh.empty());
+  for (const auto& [file, ir] : row_tanh) {
+    SCOPED_TRACE(file);
+    if (!absl::EndsWith(file, ".opt.ll")) continue;
+    const bool avx512 = absl::StrContains(ir, "\"tessera.avx512\"");
+    EXPECT_EQ(absl::StrContains(ir, "call <16 x float> @tessera_math_tanh_f32x16("), avx512) << ir;
+    EXPECT_FALSE(absl::StrContains(ir, "tessera_math_exp")) << ir;
+    EXPECT_FALSE(absl::StrContains(ir, "llvm.masked.gather")) << ir;
   }
   const std::map<std::string, std::string> epilogue = CompiledIr(R"(
 HloModule epilogue

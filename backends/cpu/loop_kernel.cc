@@ -54,7 +54,8 @@ std::unique_ptr<llvm_ir::ElementalIrEmitter> MakeEmitter(KernelMath math, llvm::
     case KernelMath::kRoutines:
       return std::make_unique<llvm_ir::MathRoutineEmitter>(module, b);
     case KernelMath::kInline:
-      return std::make_unique<llvm_ir::PolynomialMathEmitter>(module, b);
+      return std::make_unique<llvm_ir::MathRoutineEmitter>(
+          module, b, llvm_ir::MathRoutineEmitter::Calls::kTableLookupsOnly);
     case KernelMath::kLibrary:
       break;
   }

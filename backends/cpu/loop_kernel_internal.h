@@ -289,7 +289,8 @@ llvm::Value* LoadKernelBuffer(llvm::Function* entry, int64_t i, llvm::IRBuilder<
 // How a kernel computes transcendental functions.
 enum class KernelMath {
   kLibrary,   // the C library's functions
-  kInline,    // polynomial_math.h's polynomials, inlined
+  kInline,    // polynomial_math.h's polynomials, inlined (but those that look up
+              // tables call their routines: PolynomialLooksUpTables)
   kRoutines,  // calls of math_library.h's routines of those polynomials
 };
 

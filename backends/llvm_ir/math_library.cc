@@ -353,12 +353,18 @@ absl::StatusOr<void*> MathArrayRoutine(MathFunction function, bool is_f64,
   return reinterpret_cast<void*>(*address);
 }
 
-MathRoutineEmitter::MathRoutineEmitter(llvm::Module* module, llvm::IRBuilder<>* b)
-    : ElementalIrEmitter(module, b) {}
+MathRoutineEmitter::MathRoutineEmitter(llvm::Module* module, llvm::IRBuilder<>* b, Calls calls)
+    : ElementalIrEmitter(module, b), calls_(calls) {}
 
 absl::StatusOr<llvm::Value*> MathRoutineEmitter::EmitMathFunction(
     MathFunction function, absl::Span<llvm::Value* const> args) {
-  if (llvm::Value* call = EmitMathRoutineCall(builder(), function, args)) return call;
+  const bool call_routine =
+      calls_ == Calls::kEveryRoutine ||
+      (!args.empty() && PolynomialLooksUpTables(*builder()->GetInsertBlock()->getModule(), function,
+                                                args[0]->getType()->getScalarType()->isDoubleTy()));
+  if (call_routine) {
+    if (llvm::Value* call = EmitMathRoutineCall(builder(), function, args)) return call;
+  }
   if (llvm::Value* inline_polynomial = EmitPolynomialMath(builder(), function, args)) {
     return inline_polynomial;
   }

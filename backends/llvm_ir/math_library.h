@@ -88,11 +88,23 @@ absl::StatusOr<void*> MathArrayRoutine(MathFunction function, bool is_f64,
 // them (sqrt, rsqrt) and C library calls otherwise.
 class MathRoutineEmitter : public ElementalIrEmitter {
  public:
-  MathRoutineEmitter(llvm::Module* module, llvm::IRBuilder<>* b);
+  enum class Calls {
+    kEveryRoutine,
+    // Only where the polynomial looks up tables (PolynomialLooksUpTables),
+    // which a vectorized loop would do with gathers; the rest are inlined.
+    // For kernels whose vector registers stay live across the calls (a
+    // reduction's accumulators), which every call would spill.
+    kTableLookupsOnly,
+  };
+  MathRoutineEmitter(llvm::Module* module, llvm::IRBuilder<>* b,
+                     Calls calls = Calls::kEveryRoutine);
 
  protected:
   absl::StatusOr<llvm::Value*> EmitMathFunction(MathFunction function,
                                                 absl::Span<llvm::Value* const> args) override;
+
+ private:
+  Calls calls_;
 };
 
 }  // namespace llvm_ir

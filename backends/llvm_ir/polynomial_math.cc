@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/llvm_ir/tanh_table.h"
 #include "backends/llvm_ir/target_flags.h"
 #include "llvm/Analysis/VectorUtils.h"
 #include "llvm/IR/Constants.h"
@@ -26,8 +27,8 @@ class MathBuilder {
     // a loop's body that LLVM vectorizes (which cannot widen the x86
     // intrinsic) or a remainder.
     auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(type);
-    scalef_ = vector != nullptr && vector->getNumElements() % (is_f64_ ? 8 : 16) == 0 &&
-              ModuleHasAvx512(*b->GetInsertBlock()->getModule());
+    avx512_ = ModuleHasAvx512(*b->GetInsertBlock()->getModule());
+    scalef_ = avx512_ && vector != nullptr && vector->getNumElements() % (is_f64_ ? 8 : 16) == 0;
   }
 
   bool is_f64() const { return is_f64_; }
@@ -318,6 +319,80 @@ class MathBuilder {
   }
 
   llvm::Value* Tanh(llvm::Value* x) {  // f32 only
+    return avx512_ ? TanhByTable(x) : TanhByExpm1(x);
+  }
+
+  // tanh_table.h's polynomial of |x|'s interval, with the sign of x.  The
+  // interval k = round(|x| / width) by the 1.5 * 2^23 shifter: `shifted`'s
+  // low mantissa bits are k, which is the lane index vpermps reads.
+  llvm::Value* TanhByTable(llvm::Value* x) {
+    llvm::Value* a = ClampHigh(Abs(x), kTanhClamp);  // NaN stays NaN
+    const double shifter = 12582912.0;
+    llvm::Value* shifted = Fma(a, C(1.0 / kTanhIntervalWidth), C(shifter));
+    llvm::Value* k = Sub(shifted, C(shifter));
+    llvm::Value* t = Fma(k, C(-kTanhIntervalWidth), a);  // exact
+    llvm::Value* interval = Bits(shifted);
+    llvm::Value* p = TanhCoefficient(kTanhDegree, interval);
+    for (int i = kTanhDegree - 1; i >= 0; --i) p = Fma(p, t, TanhCoefficient(i, interval));
+    // ±0 give ±0 (t = 0, c0 = 0) and NaN gives NaN (t is NaN).
+    return CopySign(p, x);
+  }
+  // kTanhTable[i] at each lane's interval (the low 4 bits of `interval`):
+  // vectors take it with vpermps from a 16-lane constant (16 lanes at a
+  // time; a shorter vector is padded), a scalar loads it from the table in
+  // the module's memory (what a loop vectorizer would make gathers of,
+  // which is why kernels call the routine instead: PolynomialLooksUpTables).
+  llvm::Value* TanhCoefficient(int i, llvm::Value* interval) {
+    return type_->isVectorTy() ? PermuteRow(kTanhTable[i], interval)
+                               : LoadTanhTableEntry(i, interval);
+  }
+  llvm::Value* LoadTanhTableEntry(int i, llvm::Value* interval) {
+    llvm::LLVMContext& context = b_->getContext();
+    llvm::Module* module = b_->GetInsertBlock()->getModule();
+    const char* name = "tessera.tanh_table";
+    llvm::GlobalVariable* table = module->getGlobalVariable(name, /*AllowInternal=*/true);
+    auto* row_type = llvm::ArrayType::get(b_->getFloatTy(), kTanhIntervals);
+    auto* table_type = llvm::ArrayType::get(row_type, kTanhDegree + 1);
+    if (table == nullptr) {
+      std::vector<llvm::Constant*> rows;
+      for (const auto& row : kTanhTable) {
+        rows.push_back(llvm::ConstantDataArray::get(context, llvm::ArrayRef<float>(row)));
+      }
+      table = new llvm::GlobalVariable(*module, table_type, /*isConstant=*/true,
+                                       llvm::GlobalValue::PrivateLinkage,
+                                       llvm::ConstantArray::get(table_type, rows), name);
+      table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+      table->setAlignment(llvm::Align(64));
+    }
+    llvm::Value* lane =
+        b_->CreateZExt(b_->CreateAnd(interval, I(kTanhIntervals - 1)), b_->getInt64Ty());
+    llvm::Value* address =
+        b_->CreateInBoundsGEP(table_type, table, {b_->getInt64(0), b_->getInt64(i), lane});
+    return b_->CreateAlignedLoad(b_->getFloatTy(), address, llvm::Align(4));
+  }
+  // row[index & 15] in each lane of a vector (AVX-512's vpermps).
+  llvm::Value* PermuteRow(const float (&row)[kTanhIntervals], llvm::Value* index) {
+    llvm::Constant* table =
+        llvm::ConstantDataVector::get(b_->getContext(), llvm::ArrayRef<float>(row));
+    auto* vector = llvm::cast<llvm::FixedVectorType>(type_);
+    llvm::Function* permute = llvm::Intrinsic::getDeclaration(
+        b_->GetInsertBlock()->getModule(), llvm::Intrinsic::x86_avx512_permvar_sf_512);
+    const int lanes = static_cast<int>(vector->getNumElements());
+    std::vector<llvm::Value*> parts;
+    for (int first = 0; first < lanes; first += kTanhIntervals) {
+      llvm::SmallVector<int, 16> part_lanes;
+      for (int l = first; l < first + kTanhIntervals; ++l) part_lanes.push_back(l < lanes ? l : -1);
+      parts.push_back(b_->CreateCall(permute, {table, b_->CreateShuffleVector(index, part_lanes)}));
+    }
+    llvm::Value* all = parts.size() == 1 ? parts[0] : llvm::concatenateVectors(*b_, parts);
+    if (static_cast<int>(parts.size()) * kTanhIntervals == lanes) return all;
+    llvm::SmallVector<int, 16> first_lanes;
+    for (int l = 0; l < lanes; ++l) first_lanes.push_back(l);
+    return b_->CreateShuffleVector(all, first_lanes);
+  }
+
+  // tanh elsewhere (no vpermps to pick coefficients by lane).
+  llvm::Value* TanhByExpm1(llvm::Value* x) {  // f32 only
     // em / (em + 2) with em = expm1(2|x|), for every |x|: near 0 em keeps
     // its relative accuracy (n = 0 below, so em is the kernel's own
     // value), so no separate small-|x| branch is needed.  Saturates to 1
@@ -366,6 +441,7 @@ class MathBuilder {
   llvm::Type* type_;
   llvm::Type* int_type_;
   bool is_f64_;
+  bool avx512_;  // the module's target has AVX-512
   bool scalef_;  // Scalef is available for type_
 
   friend class F32ViaF64;
@@ -506,6 +582,10 @@ bool HasPolynomialMath(MathFunction function, bool is_f64) {
     default:
       return false;
   }
+}
+
+bool PolynomialLooksUpTables(const llvm::Module& module, MathFunction function, bool is_f64) {
+  return function == MathFunction::kTanh && !is_f64 && ModuleHasAvx512(module);
 }
 
 bool PolynomialComputesInF64(MathFunction function, bool is_f64) {

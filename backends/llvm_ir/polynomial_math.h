@@ -18,8 +18,11 @@
 //   log        0.80 [1]   fdlibm's s = f/(2+f) scheme   0.78 [1]
 //   log1p      0.80 [1]   log(1+x) + rounding term      0.77 [1]
 //   logistic   2.07 [2.5] exp(-|x|), one division       1.95 [2.5]
-//   tanh       1.56 [2]   em/(em+2), both roundings     libm
-//                         corrected (Fast2Sum, fma)
+//   tanh       1.03 [1.5] AVX-512: a degree-8 poly-     libm
+//                         nomial per interval of |x|
+//                         (tanh_table.h), no division;
+//              1.56 [2]   elsewhere em/(em+2), both
+//                         roundings corrected
 //   erf        0.94 [1.5] x+x*K(x^2), 1-exp(-x^2)*R   libm
 //   sin, cos   0.50 [1]   in f64: exact reduction with  libm
 //                         26-bit pieces of 2/pi (every
@@ -55,12 +58,20 @@
 #include "absl/types/span.h"
 #include "backends/llvm_ir/elemental_ir_emitter.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
 
 namespace tessera {
 namespace llvm_ir {
 
 // Whether EmitPolynomialMath has `function` for f32 (is_f64 false) or f64.
 bool HasPolynomialMath(MathFunction function, bool is_f64);
+
+// Whether the polynomial for `function` on f32 (is_f64 false) or f64, in
+// `module`, picks coefficients from a table by each value's interval (tanh
+// on AVX-512 targets): vectors of 16 lanes do so with a permute, but a
+// scalar loads from memory, which a loop vectorizer turns into gathers.
+// Kernels that otherwise inline the polynomials call the routine for these.
+bool PolynomialLooksUpTables(const llvm::Module& module, MathFunction function, bool is_f64);
 
 // Whether the polynomial for `function` on f32 (is_f64 false) or f64 does
 // its arithmetic in f64: the f64 functions, and the f32 ones computed "in

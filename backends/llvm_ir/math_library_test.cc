@@ -179,9 +179,9 @@ TEST(MathLibraryTest, RoutinesMatchTheInlinedPolynomials) {
 
 // The polynomial over vectors against the scalar polynomial vectorized by
 // LLVM, bit for bit: on AVX-512, whole 512-bit vectors scale exp's result
-// with vscalef where the scalar keeps the generic IR, and tanh's vectors
-// pick coefficients with vpermps (shorter ones padded to 16 lanes) where
-// the scalar loads them.
+// with vscalef where the scalar keeps the generic IR, and tanh's and erf's
+// vectors pick coefficients with vpermps (shorter ones padded to 16 lanes)
+// where the scalar loads them.
 template <typename T, typename Bits>
 void CheckWholeRegisters(MathFunction function, int lanes) {
   ExpectSameResults<T, Bits>(function, lanes, /*routine=*/false, 1, 64 * 256, 3);

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "backends/llvm_ir/tanh_table.h"
+#include "backends/llvm_ir/math_tables.h"
 #include "backends/llvm_ir/target_flags.h"
 #include "llvm/Analysis/VectorUtils.h"
 #include "llvm/IR/Constants.h"
@@ -301,6 +301,10 @@ class MathBuilder {
   // rounding) reach erf as at most a few tenths of its ulp.  erf rounds to
   // ±1 beyond 3.92; NaN stays NaN through the large branch.
   llvm::Value* Erf(llvm::Value* x) {  // f32 only
+    return avx512_ ? Piecewise(x, kErfTable, "tessera.erf_table") : ErfByExp(x);
+  }
+  // erf elsewhere (no vpermps to pick coefficients by lane).
+  llvm::Value* ErfByExp(llvm::Value* x) {  // f32 only
     llvm::Value* ax = Abs(x);
     llvm::Value* k = Horner(Fma(C(2.0), Mul(x, x), C(-1.0)),
                             {-0.03453126114220715, -0.14053609856231808, 0.019852496403215736,
@@ -319,59 +323,69 @@ class MathBuilder {
   }
 
   llvm::Value* Tanh(llvm::Value* x) {  // f32 only
-    return avx512_ ? TanhByTable(x) : TanhByExpm1(x);
+    return avx512_ ? Piecewise(x, kTanhTable, "tessera.tanh_table") : TanhByExpm1(x);
   }
 
-  // tanh_table.h's polynomial of |x|'s interval, with the sign of x.  The
+  // `table`'s f(|x|) with the sign of x (math_tables.h), f odd.  The
   // interval k = round(|x| / width) by the 1.5 * 2^23 shifter: `shifted`'s
-  // low mantissa bits are k, which is the lane index vpermps reads.
-  llvm::Value* TanhByTable(llvm::Value* x) {
-    llvm::Value* a = ClampHigh(Abs(x), kTanhClamp);  // NaN stays NaN
+  // low mantissa bits are k, the lane index vpermps reads.  ±0 give ±0 and
+  // NaN gives NaN (t is NaN).  `name` names the table's copy in memory.
+  llvm::Value* Piecewise(llvm::Value* x, const PiecewiseTable& table, const char* name) {
+    llvm::Value* a = ClampHigh(Abs(x), table.clamp);  // NaN stays NaN
     const double shifter = 12582912.0;
-    llvm::Value* shifted = Fma(a, C(1.0 / kTanhIntervalWidth), C(shifter));
+    llvm::Value* shifted = Fma(a, C(1.0 / table.width), C(shifter));
     llvm::Value* k = Sub(shifted, C(shifter));
-    llvm::Value* t = Fma(k, C(-kTanhIntervalWidth), a);  // exact
-    llvm::Value* interval = Bits(shifted);
-    llvm::Value* p = TanhCoefficient(kTanhDegree, interval);
-    for (int i = kTanhDegree - 1; i >= 0; --i) p = Fma(p, t, TanhCoefficient(i, interval));
-    // ±0 give ±0 (t = 0, c0 = 0) and NaN gives NaN (t is NaN).
-    return CopySign(p, x);
+    llvm::Value* t = Fma(k, C(-table.width), a);  // exact
+    llvm::Value* lane = Bits(shifted);
+    auto entry = [&](int row, const float(&values)[kTableIntervals]) {
+      return type_->isVectorTy() ? PermuteRow(values, lane)
+                                 : LoadTableEntry(table, name, row, lane);
+    };
+    llvm::Value* q = entry(2 + table.degree, table.q[table.degree]);
+    for (int i = table.degree - 1; i >= 0; --i) q = Fma(q, t, entry(2 + i, table.q[i]));
+    llvm::Value* relative =
+        table.relative_intervals > 0 ? b_->CreateFCmpOLT(k, C(table.relative_intervals)) : nullptr;
+    llvm::Value* p = Fma(relative ? Sel(relative, a, t) : t, q, entry(1, table.low));
+    bool has_base = relative != nullptr;
+    for (float b : table.base) has_base |= b != 0;
+    if (!has_base) return CopySign(p, x);
+    llvm::Value* base = entry(0, table.base);
+    return CopySign(Add(relative ? Sel(relative, a, base) : base, p), x);
   }
-  // kTanhTable[i] at each lane's interval (the low 4 bits of `interval`):
-  // vectors take it with vpermps from a 16-lane constant (16 lanes at a
-  // time; a shorter vector is padded), a scalar loads it from the table in
-  // the module's memory (what a loop vectorizer would make gathers of,
-  // which is why kernels call the routine instead: PolynomialLooksUpTables).
-  llvm::Value* TanhCoefficient(int i, llvm::Value* interval) {
-    return type_->isVectorTy() ? PermuteRow(kTanhTable[i], interval)
-                               : LoadTanhTableEntry(i, interval);
-  }
-  llvm::Value* LoadTanhTableEntry(int i, llvm::Value* interval) {
+  // Row `row` of `table` (0: base, 1: low, 2 + i: q[i]) at lane & 15, from
+  // the table's copy in the module's memory: a scalar's lookup (which a
+  // loop vectorizer would make gathers of, so kernels call the routine
+  // instead: PolynomialLooksUpTables).
+  llvm::Value* LoadTableEntry(const PiecewiseTable& table, const char* name, int row,
+                              llvm::Value* lane) {
     llvm::LLVMContext& context = b_->getContext();
     llvm::Module* module = b_->GetInsertBlock()->getModule();
-    const char* name = "tessera.tanh_table";
-    llvm::GlobalVariable* table = module->getGlobalVariable(name, /*AllowInternal=*/true);
-    auto* row_type = llvm::ArrayType::get(b_->getFloatTy(), kTanhIntervals);
-    auto* table_type = llvm::ArrayType::get(row_type, kTanhDegree + 1);
-    if (table == nullptr) {
+    llvm::GlobalVariable* memory = module->getGlobalVariable(name, /*AllowInternal=*/true);
+    auto* row_type = llvm::ArrayType::get(b_->getFloatTy(), kTableIntervals);
+    auto* table_type = llvm::ArrayType::get(row_type, 3 + table.degree);
+    if (memory == nullptr) {
       std::vector<llvm::Constant*> rows;
-      for (const auto& row : kTanhTable) {
-        rows.push_back(llvm::ConstantDataArray::get(context, llvm::ArrayRef<float>(row)));
-      }
-      table = new llvm::GlobalVariable(*module, table_type, /*isConstant=*/true,
-                                       llvm::GlobalValue::PrivateLinkage,
-                                       llvm::ConstantArray::get(table_type, rows), name);
-      table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
-      table->setAlignment(llvm::Align(64));
+      auto add = [&](const float(&values)[kTableIntervals]) {
+        rows.push_back(llvm::ConstantDataArray::get(context, llvm::ArrayRef<float>(values)));
+      };
+      add(table.base);
+      add(table.low);
+      for (int i = 0; i <= table.degree; ++i) add(table.q[i]);
+      memory = new llvm::GlobalVariable(*module, table_type, /*isConstant=*/true,
+                                        llvm::GlobalValue::PrivateLinkage,
+                                        llvm::ConstantArray::get(table_type, rows), name);
+      memory->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+      memory->setAlignment(llvm::Align(64));
     }
-    llvm::Value* lane =
-        b_->CreateZExt(b_->CreateAnd(interval, I(kTanhIntervals - 1)), b_->getInt64Ty());
+    llvm::Value* index =
+        b_->CreateZExt(b_->CreateAnd(lane, I(kTableIntervals - 1)), b_->getInt64Ty());
     llvm::Value* address =
-        b_->CreateInBoundsGEP(table_type, table, {b_->getInt64(0), b_->getInt64(i), lane});
+        b_->CreateInBoundsGEP(table_type, memory, {b_->getInt64(0), b_->getInt64(row), index});
     return b_->CreateAlignedLoad(b_->getFloatTy(), address, llvm::Align(4));
   }
-  // row[index & 15] in each lane of a vector (AVX-512's vpermps).
-  llvm::Value* PermuteRow(const float (&row)[kTanhIntervals], llvm::Value* index) {
+  // row[index & 15] in each lane of a vector (AVX-512's vpermps, 16 lanes
+  // at a time; a shorter vector is padded).
+  llvm::Value* PermuteRow(const float (&row)[kTableIntervals], llvm::Value* index) {
     llvm::Constant* table =
         llvm::ConstantDataVector::get(b_->getContext(), llvm::ArrayRef<float>(row));
     auto* vector = llvm::cast<llvm::FixedVectorType>(type_);
@@ -379,13 +393,15 @@ class MathBuilder {
         b_->GetInsertBlock()->getModule(), llvm::Intrinsic::x86_avx512_permvar_sf_512);
     const int lanes = static_cast<int>(vector->getNumElements());
     std::vector<llvm::Value*> parts;
-    for (int first = 0; first < lanes; first += kTanhIntervals) {
+    for (int first = 0; first < lanes; first += kTableIntervals) {
       llvm::SmallVector<int, 16> part_lanes;
-      for (int l = first; l < first + kTanhIntervals; ++l) part_lanes.push_back(l < lanes ? l : -1);
+      for (int l = first; l < first + kTableIntervals; ++l) {
+        part_lanes.push_back(l < lanes ? l : -1);
+      }
       parts.push_back(b_->CreateCall(permute, {table, b_->CreateShuffleVector(index, part_lanes)}));
     }
     llvm::Value* all = parts.size() == 1 ? parts[0] : llvm::concatenateVectors(*b_, parts);
-    if (static_cast<int>(parts.size()) * kTanhIntervals == lanes) return all;
+    if (static_cast<int>(parts.size()) * kTableIntervals == lanes) return all;
     llvm::SmallVector<int, 16> first_lanes;
     for (int l = 0; l < lanes; ++l) first_lanes.push_back(l);
     return b_->CreateShuffleVector(all, first_lanes);
@@ -585,7 +601,8 @@ bool HasPolynomialMath(MathFunction function, bool is_f64) {
 }
 
 bool PolynomialLooksUpTables(const llvm::Module& module, MathFunction function, bool is_f64) {
-  return function == MathFunction::kTanh && !is_f64 && ModuleHasAvx512(module);
+  return (function == MathFunction::kTanh || function == MathFunction::kErf) && !is_f64 &&
+         ModuleHasAvx512(module);
 }
 
 bool PolynomialComputesInF64(MathFunction function, bool is_f64) {

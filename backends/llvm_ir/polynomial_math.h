@@ -8,7 +8,8 @@
 // = correctly rounded), as measured by polynomial_math_test.cc against
 // glibc evaluated in double (f32) or long double (f64) over 2^20 samples
 // spread over the whole range, dense samples where the function is
-// interesting and every edge case; the tests assert the bound in brackets.
+// interesting and every edge case (the tables of AVX-512's tanh and erf:
+// over every f32, math_tables.h); the tests assert the bound in brackets.
 //
 //   function   f32 measured [bound]                    f64 measured [bound]
 //   exp        0.86 [1.5] Cody-Waite, degree-6 minimax  0.84 [1.5]
@@ -18,12 +19,15 @@
 //   log        0.80 [1]   fdlibm's s = f/(2+f) scheme   0.78 [1]
 //   log1p      0.80 [1]   log(1+x) + rounding term      0.77 [1]
 //   logistic   2.07 [2.5] exp(-|x|), one division       1.95 [2.5]
-//   tanh       1.03 [1.5] AVX-512: a degree-8 poly-     libm
+//   tanh       1.03 [1.05] AVX-512: a degree-8 poly-    libm
 //                         nomial per interval of |x|
-//                         (tanh_table.h), no division;
+//                         (math_tables.h), no division;
 //              1.56 [2]   elsewhere em/(em+2), both
 //                         roundings corrected
-//   erf        0.94 [1.5] x+x*K(x^2), 1-exp(-x^2)*R   libm
+//   erf        0.77 [0.8] AVX-512: math_tables.h's      libm
+//                         intervals, no exp;
+//              0.94 [1.5] elsewhere x+x*K(x^2),
+//                         1-exp(-x^2)*R
 //   sin, cos   0.50 [1]   in f64: exact reduction with  libm
 //                         26-bit pieces of 2/pi (every
 //                         f32, up to 3.4e38), Taylor
@@ -68,7 +72,7 @@ bool HasPolynomialMath(MathFunction function, bool is_f64);
 
 // Whether the polynomial for `function` on f32 (is_f64 false) or f64, in
 // `module`, picks coefficients from a table by each value's interval (tanh
-// on AVX-512 targets): vectors of 16 lanes do so with a permute, but a
+// and erf on AVX-512 targets): vectors of 16 lanes do so with a permute, but a
 // scalar loads from memory, which a loop vectorizer turns into gathers.
 // Kernels that otherwise inline the polynomials call the routine for these.
 bool PolynomialLooksUpTables(const llvm::Module& module, MathFunction function, bool is_f64);

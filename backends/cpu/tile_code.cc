@@ -117,8 +117,11 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
 
   // `pin`: keep math steps' operands and results in registers where the
   // registers suffice (else OutOfRegisters; the caller tries again without).
-  Generator(const std::vector<TileCodeItem>& items, int64_t row_length, bool pin)
-      : Xbyak::CodeGenerator(4096, Xbyak::AutoGrow), row_length_(row_length), pin_(pin) {
+  Generator(const std::vector<TileCodeItem>& items, int64_t row_length, int rows_per_pass, bool pin)
+      : Xbyak::CodeGenerator(4096, Xbyak::AutoGrow),
+        row_length_(row_length),
+        rows_per_pass_(rows_per_pass),
+        pin_(pin) {
     for (const TileCodeItem& item : items) {
       max_loop_steps_ = std::max(max_loop_steps_, static_cast<int>(item.loop.size()));
     }
@@ -303,7 +306,7 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
       }
     }
     mov(rax, ptr[rsp + kRowSlot]);
-    inc(rax);
+    add(rax, rows_per_pass_);
     mov(ptr[rsp + kRowSlot], rax);
     cmp(rax, ptr[rsp + kRowEndSlot]);
     jl(row_loop, T_NEAR);
@@ -362,6 +365,12 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
     }
   }
 
+  // `reg` = the row being run + offset.
+  void LoadRow(const Xbyak::Reg64& reg, int offset) {
+    mov(reg, ptr[rsp + kRowSlot]);
+    if (offset != 0) add(reg, offset);
+  }
+
   // rax = buffers[parameter].
   void LoadBuffer(int parameter) {
     mov(rax, ptr[rsp + kBuffersSlot]);
@@ -377,7 +386,7 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
     switch (step.op) {
       case ScalarOp::kRowTile:
         LoadBuffer(step.parameter);
-        mov(rcx, ptr[rsp + kRowSlot]);
+        LoadRow(rcx, step.row_offset);
         mov(rdx, row_length_);
         imul(rcx, rdx);
         add(rcx, ptr[rsp + kStartSlot]);
@@ -392,7 +401,7 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
         return;
       case ScalarOp::kRowElement:
         LoadBuffer(step.parameter);
-        mov(rcx, ptr[rsp + kRowSlot]);
+        LoadRow(rcx, step.row_offset);
         vmovss(xmm0, dword[rax + rcx * 4]);
         vmovss(scalar, xmm0);
         return;
@@ -403,7 +412,7 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
         return;
       case ScalarOp::kStoreRowElement:
         LoadBuffer(step.parameter);
-        mov(rcx, ptr[rsp + kRowSlot]);
+        LoadRow(rcx, step.row_offset);
         vmovss(xmm0, dword[rbx + step.operands[0] * 16 + 8]);
         vmovss(dword[rax + rcx * 4], xmm0);
         return;
@@ -819,6 +828,7 @@ class TileCode::Generator : public Xbyak::CodeGenerator {
   }
 
   const int64_t row_length_;
+  const int rows_per_pass_;
   int max_loop_steps_ = 0;
   // The loop being emitted (PrepareLoop).
   std::vector<TileLoopStep> steps_;
@@ -940,8 +950,33 @@ absl::Status CheckLoop(const std::vector<TileLoopStep>& steps) {
 
 }  // namespace
 
+std::vector<TileCodeItem> InterleaveRows(const std::vector<TileCodeItem>& items, int value_count,
+                                         int rows) {
+  std::vector<TileCodeItem> interleaved;
+  interleaved.reserve(items.size() * rows);
+  for (const TileCodeItem& item : items) {
+    for (int row = 0; row < rows; ++row) {
+      const int offset = row * value_count;
+      auto moved = [offset](int value) { return value < 0 ? value : value + offset; };
+      TileCodeItem copy = item;
+      for (TileLoopStep& step : copy.loop) {
+        step.value = moved(step.value);
+        step.init_value = moved(step.init_value);
+        for (TileLoopStep::Operand& operand : step.operands) operand.value = moved(operand.value);
+      }
+      if (copy.step.has_value()) {
+        copy.step->value = moved(copy.step->value);
+        copy.step->row_offset = row;
+        for (int& operand : copy.step->operands) operand = moved(operand);
+      }
+      interleaved.push_back(std::move(copy));
+    }
+  }
+  return interleaved;
+}
+
 absl::StatusOr<std::unique_ptr<TileCode>> TileCode::Compile(std::vector<TileCodeItem> items,
-                                                            int64_t row_length) {
+                                                            int64_t row_length, int rows_per_pass) {
   if (!Supported()) return absl::UnimplementedError("tile code: the host has no AVX-512");
   for (const TileCodeItem& item : items) {
     if (item.step.has_value()) {
@@ -953,9 +988,11 @@ absl::StatusOr<std::unique_ptr<TileCode>> TileCode::Compile(std::vector<TileCode
   std::unique_ptr<TileCode> code(new TileCode);
   try {
     try {
-      code->generator_ = std::make_unique<Generator>(items, row_length, /*pin=*/true);
+      code->generator_ =
+          std::make_unique<Generator>(items, row_length, rows_per_pass, /*pin=*/true);
     } catch (const Generator::OutOfRegisters&) {
-      code->generator_ = std::make_unique<Generator>(items, row_length, /*pin=*/false);
+      code->generator_ =
+          std::make_unique<Generator>(items, row_length, rows_per_pass, /*pin=*/false);
     }
   } catch (const Generator::OutOfRegisters&) {
     return absl::ResourceExhaustedError(

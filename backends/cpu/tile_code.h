@@ -94,6 +94,9 @@ struct TileScalarStep {
   tile_ops::UnaryOp unary = tile_ops::UnaryOp::kNegate;
   tile_ops::CompareOp compare = tile_ops::CompareOp::kEq;
   float (*routine)(float) = nullptr;
+  // kRowTile, kRowElement, kStoreRowElement: of row + row_offset (a later
+  // row's copy of the items, InterleaveRows).
+  int row_offset = 0;
 };
 
 // One loop, or one step done once.
@@ -101,6 +104,17 @@ struct TileCodeItem {
   std::vector<TileLoopStep> loop;
   std::optional<TileScalarStep> step;
 };
+
+// `items` (over values [0, value_count) of one row) for `rows` consecutive
+// rows at once: each item once per row, row after row, before the next
+// item; row j's copy uses values [j * value_count, (j + 1) * value_count)
+// and reads and writes row + j.  Each row's work is a chain of dependent
+// steps (a softmax's maximum, its exp and sum, the sum's reciprocal...);
+// short rows' chains, one after another, leave the core waiting on each
+// step's latency, while several rows' side by side overlap.  Compile the
+// result with rows_per_pass = rows.
+std::vector<TileCodeItem> InterleaveRows(const std::vector<TileCodeItem>& items, int value_count,
+                                         int rows);
 
 class TileCode {
  public:
@@ -113,8 +127,11 @@ class TileCode {
   // The items in order; a loop's kLoop operands are its earlier non-reduce
   // steps.  ResourceExhausted where a loop has more values live at once
   // than the vector registers hold.  `row_length` scales kRowTile's row.
+  // The items run once per `rows_per_pass` rows (InterleaveRows' items):
+  // RunRows's rows must then be a multiple of it.
   static absl::StatusOr<std::unique_ptr<TileCode>> Compile(std::vector<TileCodeItem> items,
-                                                           int64_t row_length);
+                                                           int64_t row_length,
+                                                           int rows_per_pass = 1);
   ~TileCode();
 
   // Runs the items over elements [0, n) of the tile at `start` in row

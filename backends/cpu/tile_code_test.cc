@@ -147,6 +147,45 @@ TEST(TileCodeTest, RunsRowsInOneCall) {
 // One loop with a max of x and a min of y: each reduce notes its own NaNs
 // (a mask register each), per row.  (Lanes past n computing NaN are
 // tile_kernel_test's MaxAndMinReducesTrackNaNsRowByRow.)
+// InterleaveRows: the program for three rows at a time, each row's copy on
+// values of its own, over its own row: each row's scaled sum, as the
+// program gives it row by row (rows 1 to 6: two passes).
+TEST(TileCodeTest, InterleavedRowsEachRunTheirOwnRow) {
+  if (!TileCode::Supported()) GTEST_SKIP() << "the host has no AVX-512";
+  // values: 0 the row's tile of x (buffers[0]), 1 the scale (buffers[1]'s
+  // element of the row), 2 the zero init, 3 x * scale, 4 its sum, stored
+  // to buffers[2][row].
+  constexpr int kN = 70;
+  constexpr int kRows = 8;
+  constexpr int kValues = 5;
+  std::vector<TileCodeItem> items(5);
+  items[0].step = TileScalarStep{TileScalarStep::Op::kRowTile, 0, /*parameter=*/0};
+  items[1].step = TileScalarStep{TileScalarStep::Op::kRowElement, 1, /*parameter=*/1};
+  items[2].step = TileScalarStep{TileScalarStep::Op::kConstant, 2, -1, /*constant=*/0.0f};
+  items[3].loop = {Multiply(3, Tile(0), Scalar(1)), Sum(4, Loop(3), 2, 64)};
+  items[4].step = StoreRowElement(4, /*parameter=*/2);
+  const std::vector<TileCodeItem> interleaved = InterleaveRows(items, kValues, 3);
+  ASSERT_EQ(interleaved.size(), 15u);
+  EXPECT_EQ(interleaved[1].step->row_offset, 1);
+  EXPECT_EQ(interleaved[1].step->value, kValues);
+  EXPECT_EQ(interleaved[11].loop[1].operands[0].value, 2 * kValues + 3);
+  EXPECT_EQ(interleaved[11].loop[1].init_value, 2 * kValues + 2);
+  absl::StatusOr<std::unique_ptr<TileCode>> code =
+      TileCode::Compile(interleaved, kN, /*rows_per_pass=*/3);
+  ASSERT_TRUE(code.ok()) << code.status();
+  std::vector<float> x(kRows * kN), scale(kRows), sums(kRows, -1.0f);
+  // Row r: 1000 r + 1, ..., 1000 r + 70, scaled by r + 1 (sums exact in
+  // any order).
+  for (int i = 0; i < kRows * kN; ++i) x[i] = static_cast<float>(1000 * (i / kN) + i % kN + 1);
+  for (int r = 0; r < kRows; ++r) scale[r] = static_cast<float>(r + 1);
+  void* buffers[] = {x.data(), scale.data(), sums.data()};
+  std::vector<TileValue> values(3 * kValues);
+  (*code)->RunRows(values.data(), kN, buffers, /*row=*/1, /*row_end=*/7, /*start=*/0);
+  EXPECT_EQ(sums[0], -1.0f) << "ran a row before the range";
+  for (int r = 1; r < 7; ++r) EXPECT_EQ(sums[r], (r + 1) * (70000.0f * r + 2485)) << r;
+  EXPECT_EQ(sums[7], -1.0f) << "ran a row past the range";
+}
+
 TEST(TileCodeTest, MaxAndMinOfOneLoopKeepTheirNaNsApart) {
   if (!TileCode::Supported()) GTEST_SKIP() << "the host has no AVX-512";
   // values: 0 and 1 the row's tiles of x and y, 2 and 3 the inits, 4 the

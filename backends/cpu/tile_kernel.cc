@@ -768,6 +768,12 @@ absl::Status TileKernel::CompileCode() {
   result_tile.value = root_;
   result_tile.parameter = parameter_count_;
   const bool full_root = steps_[root_].kind == Kind::kFull;
+  // Whole short rows that reduce (a chain of dependent steps per row):
+  // several at a time.  (Rows without reductions have no such chain.)
+  const bool reduces = std::any_of(steps_.begin(), steps_.end(),
+                                   [](const Step& step) { return step.op == StepOp::kReduce; });
+  const bool interleave = reduces && tile_length_ == row_length_ &&
+                          row_length_ <= kInterleavedRowLength && rows_ >= kInterleavedRows;
   const bool root_in_loop = std::any_of(items.begin(), items.end(), [&](const TileCodeItem& item) {
     return std::any_of(item.loop.begin(), item.loop.end(),
                        [&](const TileLoopStep& step) { return step.value == root_; });
@@ -778,6 +784,12 @@ absl::Status TileKernel::CompileCode() {
       for (TileLoopStep& step : item.loop) step.streaming = step.value == root_;
     }
     streaming_items.insert(streaming_items.begin(), TileCodeItem{{}, result_tile});
+    if (interleave) {
+      TS_ASSIGN_OR_RETURN(
+          interleaved_streaming_code_,
+          TileCode::Compile(InterleaveRows(streaming_items, count, kInterleavedRows), row_length_,
+                            kInterleavedRows));
+    }
     TS_ASSIGN_OR_RETURN(streaming_code_,
                         TileCode::Compile(std::move(streaming_items), row_length_));
   }
@@ -789,6 +801,11 @@ absl::Status TileKernel::CompileCode() {
     store.parameter = parameter_count_;
     store.operands = {root_};
     items.push_back({{}, store});
+  }
+  if (interleave) {
+    TS_ASSIGN_OR_RETURN(interleaved_code_,
+                        TileCode::Compile(InterleaveRows(items, count, kInterleavedRows),
+                                          row_length_, kInterleavedRows));
   }
   TS_ASSIGN_OR_RETURN(code_, TileCode::Compile(std::move(items), row_length_));
   return absl::OkStatus();
@@ -905,6 +922,12 @@ absl::StatusOr<TileLoopStep> TileKernel::LoopStepOf(int i, int loop,
   return loop_step;
 }
 
+bool TileKernel::calls_math_routines() const {
+  return std::any_of(steps_.begin(), steps_.end(), [](const Step& step) {
+    return step.op == StepOp::kMath && step.kind == Kind::kFull;
+  });
+}
+
 void TileKernel::Run(void** buffers, int64_t begin, int64_t end) const {
   if (fold_ >= 0) return RunColumns(buffers, begin, end);
   // Whole rows: the code's own row loop.
@@ -951,8 +974,8 @@ void TileKernel::AlignedDelete::operator()(float* p) const {
 
 // Each slot a whole number of cache lines from a cache line's start: the
 // generated loops' 64-byte vectors never straddle two lines.
-std::unique_ptr<float[], TileKernel::AlignedDelete> TileKernel::NewScratch() const {
-  const int64_t floats = std::max<int64_t>(1, slots_ * SlotStride());
+std::unique_ptr<float[], TileKernel::AlignedDelete> TileKernel::NewScratch(int copies) const {
+  const int64_t floats = std::max<int64_t>(1, copies * slots_ * SlotStride());
   return std::unique_ptr<float[], AlignedDelete>(
       static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t(64))));
 }
@@ -1013,16 +1036,33 @@ void TileKernel::RunCode(void** buffers, const std::vector<TileRange>& tiles, Va
 }
 
 void TileKernel::RunCodeRows(void** buffers, int64_t begin, int64_t end) const {
-  std::vector<Value> values(steps_.size());
-  const std::unique_ptr<float[], AlignedDelete> scratch = NewScratch();
-  for (int step : stored_) values[step].tile = scratch.get() + steps_[step].slot * SlotStride();
+  // Values and scratch tiles for each row of interleaved code (row j's
+  // values from j * steps_.size()); code_ uses the first row's.
+  const int copies = interleaved_code_ != nullptr ? kInterleavedRows : 1;
+  const int64_t step_count = static_cast<int64_t>(steps_.size());
+  std::vector<Value> values(copies * step_count);
+  const std::unique_ptr<float[], AlignedDelete> scratch = NewScratch(copies);
+  for (int copy = 0; copy < copies; ++copy) {
+    for (int step : stored_) {
+      values[copy * step_count + step].tile =
+          scratch.get() + (copy * slots_ + steps_[step].slot) * SlotStride();
+    }
+  }
   const float* out = static_cast<const float*>(buffers[parameter_count_]);
   // Streaming stores straight from the code where every row's result is
   // 64-byte aligned; else each row through the scratch (RunCode).
   if (!streaming_ || (streaming_code_ != nullptr && row_length_ % 16 == 0 &&
                       reinterpret_cast<uintptr_t>(out) % 64 == 0)) {
+    int64_t row = begin;
+    const TileCode* interleaved =
+        (streaming_ ? interleaved_streaming_code_ : interleaved_code_).get();
+    if (interleaved != nullptr) {
+      const int64_t whole = (end - begin) / kInterleavedRows * kInterleavedRows;
+      interleaved->RunRows(values.data(), row_length_, buffers, row, row + whole, /*start=*/0);
+      row += whole;
+    }
     (streaming_ ? streaming_code_ : code_)
-        ->RunRows(values.data(), row_length_, buffers, begin, end, /*start=*/0);
+        ->RunRows(values.data(), row_length_, buffers, row, end, /*start=*/0);
     if (streaming_) _mm_sfence();
     return;
   }

@@ -140,6 +140,11 @@ class TileKernel {
   // operations), and the tiles' length (a reducing kernel's rows).
   bool runs_generated_code() const { return code_ != nullptr; }
   int64_t tile_length() const { return tile_length_; }
+  // Whether the generated code runs several short rows that reduce at once
+  // (kInterleavedRows, rows of at most kInterleavedRowLength elements).
+  bool interleaves_rows() const { return interleaved_code_ != nullptr; }
+  // Whether a full value passes through a math routine (exp, tanh, ...).
+  bool calls_math_routines() const;
 
  private:
   enum class Kind : uint8_t { kScalar, kRow, kFull };
@@ -211,11 +216,12 @@ class TileKernel {
   // Rows [begin, end) whole (tiles_per_row_ == 1) through the generated
   // code's row loop.
   void RunCodeRows(void** buffers, int64_t begin, int64_t end) const;
-  // The scratch: slots_ tiles, 64-byte aligned, SlotStride() floats apart.
+  // The scratch: slots_ tiles (per copy of the values: interleaved rows'),
+  // 64-byte aligned, SlotStride() floats apart.
   struct AlignedDelete {
     void operator()(float* p) const;
   };
-  std::unique_ptr<float[], AlignedDelete> NewScratch() const;
+  std::unique_ptr<float[], AlignedDelete> NewScratch(int copies = 1) const;
   int64_t SlotStride() const { return (tile_length_ + 15) / 16 * 16; }
 
   std::vector<Step> steps_;
@@ -243,6 +249,14 @@ class TileKernel {
   // scratch tile).
   std::unique_ptr<TileCode> code_;
   std::unique_ptr<TileCode> streaming_code_;
+  // Rows of at most kInterleavedRowLength elements that reduce: code_ and
+  // streaming_code_ for kInterleavedRows rows at a time (InterleaveRows),
+  // over the rows up to a multiple of that (code_ and streaming_code_ run
+  // the rest).  Null for longer rows.
+  static constexpr int64_t kInterleavedRowLength = 128;
+  static constexpr int kInterleavedRows = 4;
+  std::unique_ptr<TileCode> interleaved_code_;
+  std::unique_ptr<TileCode> interleaved_streaming_code_;
   // A column reduction's: code_ runs its row steps for the rows after the
   // first, first_row_code_ for the first (from the init value), and
   // epilogue_code_ the steps after the fold (null where there are none).

@@ -198,14 +198,52 @@ const std::string& Softmax() {
   return *text;
 }
 
-// Row lengths on both sides of the lane counts' thresholds (32 and 256)
-// and of the tile length.
+// Row lengths on both sides of the lane counts' thresholds (32 and 256),
+// of the longest rows run four at a time (128; 37 rows: nine passes and a
+// row left) and of the tile length.
 TEST(TileKernelTest, SoftmaxMatchesJitKernels) {
-  for (const char* e : {"1", "7", "31", "32", "33", "255", "256", "257", "1023", "1025", "3000"}) {
+  for (const char* e : {"1", "7", "31", "32", "33", "64", "128", "129", "255", "256", "257", "1023",
+                        "1025", "3000"}) {
     // Rows of 1 element reduce to copies in the simplifier: any kernels.
     ExpectSameAsJitKernels(absl::StrReplaceAll(Softmax(), {{"ROWS", "37"}, {"LEN", e}}),
                            std::string(e) == "1" ? -1 : 1);
   }
+}
+
+// Rows of up to 128 elements that reduce run four at a time, given four
+// rows.
+TEST(TileKernelTest, ShortRowsRunFourAtATime) {
+  if (!TileCode::Supported()) GTEST_SKIP() << "the host has no AVX-512";
+  // Whether the kernel of `text` interleaves rows (it calls math routines).
+  auto interleaves = [](const std::string& text) {
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    EXPECT_TRUE(module.ok()) << module.status();
+    if (!module.ok()) return false;
+    absl::StatusOr<std::unique_ptr<TileKernel>> kernel =
+        TileKernel::Create(*(*module)->entry_computation(), {});
+    EXPECT_TRUE(kernel.ok()) << kernel.status();
+    if (!kernel.ok()) return false;
+    EXPECT_TRUE((*kernel)->calls_math_routines());
+    return (*kernel)->interleaves_rows();
+  };
+  struct Case {
+    const char* rows;
+    const char* len;
+    bool interleaved;
+  };
+  for (const Case& c : {Case{"37", "64", true}, Case{"37", "128", true}, Case{"37", "129", false},
+                        Case{"3", "64", false}, Case{"4", "33", true}}) {
+    SCOPED_TRACE(absl::StrCat(c.rows, "x", c.len));
+    EXPECT_EQ(interleaves(absl::StrReplaceAll(Softmax(), {{"ROWS", c.rows}, {"LEN", c.len}})),
+              c.interleaved);
+  }
+  // Rows without a reduction have no chain to overlap.
+  EXPECT_FALSE(interleaves(R"(
+HloModule tanh
+ENTRY e {
+  x = f32[37,64] parameter(0)
+  ROOT t = f32[37,64] tanh(x)
+})"));
 }
 
 // Softmax's steps as compiled loops: up to each reduce, and the division
@@ -559,9 +597,11 @@ TEST(TileKernelTest, TieredExecutableTiersUpAtTheSecondRun) {
 // kernel (emitted now or deferred), and the tile program it tiers up from,
 // alike; a GEMM epilogue keeps dimension 0, and a rank-2 result its rows.
 // Tile code is final where it is generated code over rows (or a column
-// reduction's tiles of columns) of at least final_tile_code_min_elements:
-// no LLVM kernel; shorter rows, tile operations (--kernels=tile_ops) or
-// the option off tier up.
+// reduction's tiles of columns) of at least final_tile_code_min_elements,
+// or over shorter rows run four at a time that pass through a math routine
+// (a softmax of 8 rows of 100): no LLVM kernel.  Other shorter rows (a row
+// sum; a softmax of 3 rows, too few to interleave), tile operations
+// (--kernels=tile_ops) or the option off tier up.
 // TierUp::kEager generates the tiered kernels' code before the compile
 // returns.
 TEST(TileKernelTest, GeneratedTileCodeOverLongRowsIsFinal) {
@@ -572,21 +612,31 @@ TEST(TileKernelTest, GeneratedTileCodeOverLongRowsIsFinal) {
     bool compile_loops;
     int64_t tiered;
     bool columns = false;  // a column reduction (a bias gradient) instead of a softmax
+    const char* rows = "8";
+    bool row_sum = false;  // a row sum instead of a softmax
   };
   constexpr char kColumnSum[] = R"(
   x = f32[64,LEN] parameter(0)
   zero = f32[] constant(0)
   ROOT r = f32[LEN] reduce(x, zero), dimensions={0}, to_apply=add_f32
 )";
+  constexpr char kRowSum[] = R"(
+  x = f32[8,LEN] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[8] reduce(x, zero), dimensions={1}, to_apply=add_f32
+)";
   for (const Case& c :
-       {Case{"128", true, true, 0}, Case{"3000", true, true, 0}, Case{"100", true, true, 1},
+       {Case{"128", true, true, 0}, Case{"3000", true, true, 0}, Case{"100", true, true, 0},
+        Case{"100", true, true, 1, false, "3"}, Case{"100", true, true, 1, false, "8", true},
         Case{"1024", false, true, 1}, Case{"1024", true, false, 1},
         Case{"1024", true, true, 0, true}, Case{"100", true, true, 1, true}}) {
     SCOPED_TRACE(absl::StrCat(c.len, c.final_tile_code ? " final" : "",
-                              c.compile_loops ? " code" : "", c.columns ? " columns" : ""));
+                              c.compile_loops ? " code" : "", c.columns ? " columns" : "",
+                              c.row_sum ? " row sum" : " rows ", c.rows));
     const std::string text =
-        c.columns ? absl::StrReplaceAll(WithReducers("column_sum", kColumnSum), {{"LEN", c.len}})
-                  : absl::StrReplaceAll(Softmax(), {{"ROWS", "8"}, {"LEN", c.len}});
+        c.columns   ? absl::StrReplaceAll(WithReducers("column_sum", kColumnSum), {{"LEN", c.len}})
+        : c.row_sum ? absl::StrReplaceAll(WithReducers("row_sum", kRowSum), {{"LEN", c.len}})
+                    : absl::StrReplaceAll(Softmax(), {{"ROWS", c.rows}, {"LEN", c.len}});
     absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
     ASSERT_TRUE(module.ok()) << module.status();
     CpuCompileOptions options = TieredOptions();

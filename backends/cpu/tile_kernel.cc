@@ -768,13 +768,12 @@ absl::Status TileKernel::CompileCode() {
   result_tile.value = root_;
   result_tile.parameter = parameter_count_;
   const bool full_root = steps_[root_].kind == Kind::kFull;
-  // Whole rows that reduce (a chain of dependent steps per row): several
-  // at a time.  (Rows without reductions have no such chain.)
+  // Whole short rows that reduce (a chain of dependent steps per row):
+  // several at a time.  (Rows without reductions have no such chain.)
   const bool reduces = std::any_of(steps_.begin(), steps_.end(),
                                    [](const Step& step) { return step.op == StepOp::kReduce; });
-  const int rows_at_once = InterleavedRowsFor(row_length_);
-  const bool interleave =
-      reduces && tile_length_ == row_length_ && rows_at_once > 1 && rows_ >= rows_at_once;
+  const bool interleave = reduces && tile_length_ == row_length_ &&
+                          row_length_ <= kInterleavedRowLength && rows_ >= kInterleavedRows;
   const bool root_in_loop = std::any_of(items.begin(), items.end(), [&](const TileCodeItem& item) {
     return std::any_of(item.loop.begin(), item.loop.end(),
                        [&](const TileLoopStep& step) { return step.value == root_; });
@@ -786,9 +785,10 @@ absl::Status TileKernel::CompileCode() {
     }
     streaming_items.insert(streaming_items.begin(), TileCodeItem{{}, result_tile});
     if (interleave) {
-      TS_ASSIGN_OR_RETURN(interleaved_streaming_code_,
-                          TileCode::Compile(InterleaveRows(streaming_items, count, rows_at_once),
-                                            row_length_, rows_at_once));
+      TS_ASSIGN_OR_RETURN(
+          interleaved_streaming_code_,
+          TileCode::Compile(InterleaveRows(streaming_items, count, kInterleavedRows), row_length_,
+                            kInterleavedRows));
     }
     TS_ASSIGN_OR_RETURN(streaming_code_,
                         TileCode::Compile(std::move(streaming_items), row_length_));
@@ -803,10 +803,9 @@ absl::Status TileKernel::CompileCode() {
     items.push_back({{}, store});
   }
   if (interleave) {
-    TS_ASSIGN_OR_RETURN(
-        interleaved_code_,
-        TileCode::Compile(InterleaveRows(items, count, rows_at_once), row_length_, rows_at_once));
-    interleaved_rows_ = rows_at_once;
+    TS_ASSIGN_OR_RETURN(interleaved_code_,
+                        TileCode::Compile(InterleaveRows(items, count, kInterleavedRows),
+                                          row_length_, kInterleavedRows));
   }
   TS_ASSIGN_OR_RETURN(code_, TileCode::Compile(std::move(items), row_length_));
   return absl::OkStatus();
@@ -921,13 +920,6 @@ absl::StatusOr<TileLoopStep> TileKernel::LoopStepOf(int i, int loop,
   loop_step.reduction = step.reduction;
   loop_step.vector_routine = step.vector_routine;
   return loop_step;
-}
-
-// Measured (2 threads, Zen 5): softmax 16384x64 0.27 -> 0.17 ms with 4
-// rows (0.18 with 2), 4096x1024 0.44 -> 0.38-0.42 with 2 (0.41-0.43 with
-// 4), 16384x256 0.63 -> 0.48-0.50; longer rows gained nothing certain.
-int TileKernel::InterleavedRowsFor(int64_t row_length) {
-  return row_length <= 128 ? 4 : row_length <= 1024 ? 2 : 1;
 }
 
 bool TileKernel::calls_math_routines() const {
@@ -1046,7 +1038,7 @@ void TileKernel::RunCode(void** buffers, const std::vector<TileRange>& tiles, Va
 void TileKernel::RunCodeRows(void** buffers, int64_t begin, int64_t end) const {
   // Values and scratch tiles for each row of interleaved code (row j's
   // values from j * steps_.size()); code_ uses the first row's.
-  const int copies = interleaved_rows_;
+  const int copies = interleaved_code_ != nullptr ? kInterleavedRows : 1;
   const int64_t step_count = static_cast<int64_t>(steps_.size());
   std::vector<Value> values(copies * step_count);
   const std::unique_ptr<float[], AlignedDelete> scratch = NewScratch(copies);
@@ -1065,7 +1057,7 @@ void TileKernel::RunCodeRows(void** buffers, int64_t begin, int64_t end) const {
     const TileCode* interleaved =
         (streaming_ ? interleaved_streaming_code_ : interleaved_code_).get();
     if (interleaved != nullptr) {
-      const int64_t whole = (end - begin) / interleaved_rows_ * interleaved_rows_;
+      const int64_t whole = (end - begin) / kInterleavedRows * kInterleavedRows;
       interleaved->RunRows(values.data(), row_length_, buffers, row, row + whole, /*start=*/0);
       row += whole;
     }

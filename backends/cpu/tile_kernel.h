@@ -140,12 +140,9 @@ class TileKernel {
   // operations), and the tiles' length (a reducing kernel's rows).
   bool runs_generated_code() const { return code_ != nullptr; }
   int64_t tile_length() const { return tile_length_; }
-  // How many whole rows that reduce the generated code runs at once:
-  // InterleavedRowsFor(row length), or 1.
-  int interleaved_rows() const { return interleaved_rows_; }
-  // Rows run at once for rows of `row_length`: 4 up to 128 elements (each
-  // row's chain the shortest), 2 up to 1024, else 1 (rows past L1).
-  static int InterleavedRowsFor(int64_t row_length);
+  // Whether the generated code runs several short rows that reduce at once
+  // (kInterleavedRows, rows of at most kInterleavedRowLength elements).
+  bool interleaves_rows() const { return interleaved_code_ != nullptr; }
   // Whether a full value passes through a math routine (exp, tanh, ...).
   bool calls_math_routines() const;
 
@@ -252,11 +249,12 @@ class TileKernel {
   // scratch tile).
   std::unique_ptr<TileCode> code_;
   std::unique_ptr<TileCode> streaming_code_;
-  // Whole rows that reduce: code_ and streaming_code_ for
-  // interleaved_rows_ rows at a time (InterleaveRows), over the rows up to
-  // a multiple of that (code_ and streaming_code_ run the rest).  Null
-  // where interleaved_rows_ is 1.
-  int interleaved_rows_ = 1;
+  // Rows of at most kInterleavedRowLength elements that reduce: code_ and
+  // streaming_code_ for kInterleavedRows rows at a time (InterleaveRows),
+  // over the rows up to a multiple of that (code_ and streaming_code_ run
+  // the rest).  Null for longer rows.
+  static constexpr int64_t kInterleavedRowLength = 128;
+  static constexpr int kInterleavedRows = 4;
   std::unique_ptr<TileCode> interleaved_code_;
   std::unique_ptr<TileCode> interleaved_streaming_code_;
   // A column reduction's: code_ runs its row steps for the rows after the

@@ -84,7 +84,8 @@ uint32_t Identity(BinaryOp op) {
 
 }  // namespace
 
-// The code runs the items in order, once per row of [row, row_end): a
+// The code runs the items in order, once per row of [row, row_end) (per
+// rows_per_pass rows, for InterleaveRows' items, which say each step's row): a
 // step done once is straight-line code on values[] (Run's buffers, row,
 // start and row_end kept in the frame at [rsp + 16, rsp + 48)); a loop is
 // emitted as follows.  Registers: rbx = values, r12 = n, r14 = the

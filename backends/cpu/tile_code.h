@@ -143,7 +143,7 @@ class TileCode {
   }
   // Run over elements [0, n) of the tile at `start` of each row in [row,
   // row_end), in order, in one call (no per-row call: a JIT kernel's row
-  // loop).
+  // loop); rows_per_pass rows at a time, so row_end - row a multiple of it.
   void RunRows(TileValue* values, int64_t n, void* const* buffers, int64_t row, int64_t row_end,
                int64_t start) const {
     if (row < row_end) function_(values, n, buffers, row, start, row_end);

@@ -193,7 +193,8 @@ bool CpuExecutableBuilder::TileCodeIsFinal(const TileKernel& tile) const {
   return options_.kernel_tier == CpuCompileOptions::KernelTier::kTiered &&
          options_.final_tile_code && tile.runs_generated_code() &&
          (tile.tile_length() >= options_.final_tile_code_min_elements ||
-          (tile.interleaves_rows() && tile.calls_math_routines()));
+          (tile.interleaves_rows() && tile.calls_math_routines() &&
+           2 * tile.tile_length() >= options_.final_tile_code_min_elements));
 }
 
 absl::StatusOr<std::unique_ptr<EpilogueKernel>> CpuExecutableBuilder::MakeEpilogue(

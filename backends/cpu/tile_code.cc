@@ -932,8 +932,8 @@ absl::Status CheckLoop(const std::vector<TileLoopStep>& steps) {
       }
     }
     if (step.op == Op::kReduce) {
-      if (step.reduction.lanes != 32 && step.reduction.lanes != 64) {
-        return absl::InvalidArgumentError("tile code: a reduce of other than 32 or 64 lanes");
+      if (step.reduction.lanes != 16 && step.reduction.lanes != 32 && step.reduction.lanes != 64) {
+        return absl::InvalidArgumentError("tile code: a reduce of other than 16, 32 or 64 lanes");
       }
       lanes += step.reduction.lanes;
       if (lanes > TileCode::kMaxLanes) {

@@ -54,7 +54,7 @@ struct TileLoopStep {
   tile_ops::BinaryOp binary = tile_ops::BinaryOp::kAdd;
   tile_ops::UnaryOp unary = tile_ops::UnaryOp::kNegate;
   tile_ops::CompareOp compare = tile_ops::CompareOp::kEq;
-  // For kReduce: lanes 32 or 64, from the scalar values[init_value].
+  // For kReduce: lanes 16, 32 or 64, from the scalar values[init_value].
   tile_ops::Reduction reduction{};
   int init_value = -1;
   // For kMath: the function's routine of 64 lanes

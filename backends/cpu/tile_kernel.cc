@@ -659,7 +659,8 @@ absl::StatusOr<std::vector<TileCodeItem>> TileKernel::ProgramItems(int first, in
       case StepOp::kFold:
         return step.kind == Kind::kFull;
       case StepOp::kReduce:
-        return step.reduction.lanes == 32 || step.reduction.lanes == 64;
+        return step.reduction.lanes == 16 || step.reduction.lanes == 32 ||
+               step.reduction.lanes == 64;
       default:
         return false;
     }

@@ -198,12 +198,12 @@ const std::string& Softmax() {
   return *text;
 }
 
-// Row lengths on both sides of the lane counts' thresholds (32 and 256),
+// Row lengths on both sides of the lane counts' thresholds (16, 32 and 256),
 // of the longest rows run four at a time (128; 37 rows: nine passes and a
 // row left) and of the tile length.
 TEST(TileKernelTest, SoftmaxMatchesJitKernels) {
-  for (const char* e : {"1", "7", "31", "32", "33", "64", "128", "129", "255", "256", "257", "1023",
-                        "1025", "3000"}) {
+  for (const char* e : {"1", "7", "15", "16", "17", "31", "32", "33", "64", "128", "129", "255",
+                        "256", "257", "1023", "1025", "3000"}) {
     // Rows of 1 element reduce to copies in the simplifier: any kernels.
     ExpectSameAsJitKernels(absl::StrReplaceAll(Softmax(), {{"ROWS", "37"}, {"LEN", e}}),
                            std::string(e) == "1" ? -1 : 1);
@@ -344,7 +344,7 @@ TEST(TileKernelTest, ReductionsMatchJitKernels) {
 )";
   for (const char* op : {"maximum", "minimum", "multiply", "add"}) {
     for (const char* order : {"a, b", "b, a"}) {
-      for (const char* e : {"5", "40", "300"}) {
+      for (const char* e : {"5", "16", "21", "40", "300"}) {
         ExpectSameAsJitKernels(WithReducer(op, order, absl::StrReplaceAll(kReduce, {{"LEN", e}})));
       }
     }
@@ -598,9 +598,10 @@ TEST(TileKernelTest, TieredExecutableTiersUpAtTheSecondRun) {
 // alike; a GEMM epilogue keeps dimension 0, and a rank-2 result its rows.
 // Tile code is final where it is generated code over rows (or a column
 // reduction's tiles of columns) of at least final_tile_code_min_elements,
-// or over shorter rows run four at a time that pass through a math routine
-// (a softmax of 8 rows of 100): no LLVM kernel.  Other shorter rows (a row
-// sum; a softmax of 3 rows, too few to interleave), tile operations
+// or over rows of at least half that run four at a time that pass through
+// a math routine (a softmax of 8 rows of 64 or 100): no LLVM kernel.  Other
+// shorter rows (a row sum; a softmax of 3 rows, too few to interleave, or of
+// rows of 63), tile operations
 // (--kernels=tile_ops) or the option off tier up.
 // TierUp::kEager generates the tiered kernels' code before the compile
 // returns.
@@ -627,6 +628,7 @@ TEST(TileKernelTest, GeneratedTileCodeOverLongRowsIsFinal) {
 )";
   for (const Case& c :
        {Case{"128", true, true, 0}, Case{"3000", true, true, 0}, Case{"100", true, true, 0},
+        Case{"64", true, true, 0}, Case{"63", true, true, 1},
         Case{"100", true, true, 1, false, "3"}, Case{"100", true, true, 1, false, "8", true},
         Case{"1024", false, true, 1}, Case{"1024", true, false, 1},
         Case{"1024", true, true, 0, true}, Case{"100", true, true, 1, true}}) {

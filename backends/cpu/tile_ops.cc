@@ -101,6 +101,7 @@ template <BinaryOp kOp, bool kAccumulatorFirst>
 float ReduceOrdered(int64_t lanes, const float* x, int64_t n, float init) {
   if (lanes == 64) return ReduceInLanes<kOp, kAccumulatorFirst, 64>(x, n, init);
   if (lanes == 32) return ReduceInLanes<kOp, kAccumulatorFirst, 32>(x, n, init);
+  if (lanes == 16) return ReduceInLanes<kOp, kAccumulatorFirst, 16>(x, n, init);
   float accumulator = init;
   for (int64_t i = 0; i < n; ++i) accumulator = Fold<kOp, kAccumulatorFirst>(accumulator, x[i]);
   return accumulator;

@@ -37,8 +37,8 @@ enum class CompareOp : uint8_t { kEq, kNe, kGe, kGt, kLe, kLt };
 // A row reduction's parameters: the reducer `op` (add, multiply, maximum or
 // minimum) applied as op(accumulator, x) when `accumulator_first` (its
 // root reads parameter 0 first) and op(x, accumulator) otherwise; `lanes`
-// as the reduce emitter's ReductionLanes for f32: 32 or 64, or 0 (serial
-// from the init value).
+// as the reduce emitter's ReductionLanes for f32: 16, 32 or 64, or 0
+// (serial from the init value).
 struct Reduction {
   BinaryOp op;
   bool accumulator_first;

@@ -77,15 +77,17 @@ struct CpuCompileOptions {
   // faster than their LLVM kernels (4096x1024: 0.46 against 0.53 ms, 0.30
   // against 0.34: the tile code's row max folds with vrange, its exp
   // routine scales with vscalef), elementwise chains as fast, the
-  // transformer block's whole module as fast, while an LLVM kernel costs ~3-10 ms to generate and,
-  // in the background, slows the runs meanwhile (transformer block, second run: 6.4-7.9 ms with its
-  // tier-up, 2.8-3.2 without).  Shorter rows that reduce and pass through a math routine,
-  // down to half final_tile_code_min_elements, are final too: their code runs four rows at a time
-  // (TileKernel::interleaves_rows), which LLVM's row kernels do not (softmax 16384x64: 0.17
-  // against 0.27 ms).  Shorter still, each row's fixed cost makes it the slower (65536x16: 0.70
-  // against 0.44 ms).  Other shorter rows (a layer norm's: 0.10 against 0.09 ms at 16384x64) and
-  // kernels on tile operations (1.5-3x slower) tier up.  Off: every tiled
-  // kernel tiers up.
+  // transformer block's whole module as fast, while an LLVM kernel costs
+  // ~3-10 ms to generate and, in the background, slows the runs meanwhile
+  // (transformer block, second run: 6.4-7.9 ms with its tier-up, 2.8-3.2
+  // without).  Shorter rows that reduce and pass through a math routine,
+  // down to half final_tile_code_min_elements, are final too: their code
+  // runs four rows at a time (TileKernel::interleaves_rows), which LLVM's
+  // row kernels do not (softmax 16384x64: 0.17 against 0.27 ms).  Shorter
+  // still, each row's fixed cost makes it the slower (65536x16: 0.70
+  // against 0.44 ms).  Other shorter rows (a layer norm's: 0.10 against
+  // 0.09 ms at 16384x64) and kernels on tile operations (1.5-3x slower)
+  // tier up.  Off: every tiled kernel tiers up.
   bool final_tile_code = true;
   int64_t final_tile_code_min_elements = 128;
   // Where kTiered's LLVM kernels are generated.

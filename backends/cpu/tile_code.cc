@@ -979,6 +979,10 @@ std::vector<TileCodeItem> InterleaveRows(const std::vector<TileCodeItem>& items,
 absl::StatusOr<std::unique_ptr<TileCode>> TileCode::Compile(std::vector<TileCodeItem> items,
                                                             int64_t row_length, int rows_per_pass) {
   if (!Supported()) return absl::UnimplementedError("tile code: the host has no AVX-512");
+  if (rows_per_pass < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tile code: ", rows_per_pass, " rows per pass (at least 1)"));
+  }
   for (const TileCodeItem& item : items) {
     if (item.step.has_value()) {
       if (absl::Status checked = CheckScalarStep(*item.step); !checked.ok()) return checked;

@@ -80,6 +80,14 @@ TEST(TileCodeTest, RefusesStepsDoneOnceWithoutTheirOperands) {
               HasSubstr("step 3 has 2 operands, not 3"));
 }
 
+TEST(TileCodeTest, RefusesPassesOfNoRows) {
+  if (!TileCode::Supported()) GTEST_SKIP() << "the host has no AVX-512";
+  std::vector<TileCodeItem> items(1);
+  items[0].loop = {Sum(2, Tile(0), 1, 64)};
+  EXPECT_THAT(TileCode::Compile(items, 1, /*rows_per_pass=*/0).status().message(),
+              HasSubstr("0 rows per pass"));
+}
+
 TEST(TileCodeTest, RefusesReducesOfOtherLaneCounts) {
   if (!TileCode::Supported()) GTEST_SKIP() << "the host has no AVX-512";
   EXPECT_THAT(CompileLoop({Sum(2, Tile(0), 1, 0)}).status().message(),

@@ -630,6 +630,8 @@ absl::StatusOr<std::unique_ptr<TileKernel>> TileKernel::Create(const HloComputat
       kernel->streaming_code_.reset();
       kernel->first_row_code_.reset();
       kernel->epilogue_code_.reset();
+      kernel->interleaved_code_.reset();
+      kernel->interleaved_streaming_code_.reset();
       kernel->stored_.clear();
       kernel->compiled_loops_ = 0;
     }

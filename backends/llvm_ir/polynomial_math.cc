@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "backends/llvm_ir/math_tables.h"
 #include "backends/llvm_ir/target_flags.h"
@@ -85,23 +86,36 @@ class MathBuilder {
   // softmax.  The result is the same: both round p * 2^n once.
   llvm::Value* Scalef(llvm::Value* p, llvm::Value* n) {
     const int width = is_f64_ ? 8 : 16;
-    auto* vector = llvm::cast<llvm::FixedVectorType>(type_);
-    llvm::Type* part_type = llvm::FixedVectorType::get(vector->getElementType(), width);
+    llvm::Type* part_type = llvm::FixedVectorType::get(type_->getScalarType(), width);
     llvm::Function* scalef =
         llvm::Intrinsic::getDeclaration(b_->GetInsertBlock()->getModule(),
                                         is_f64_ ? llvm::Intrinsic::x86_avx512_mask_scalef_pd_512
                                                 : llvm::Intrinsic::x86_avx512_mask_scalef_ps_512);
     llvm::Value* all_lanes = b_->getIntN(width, (uint64_t{1} << width) - 1);
     llvm::Value* current_rounding = b_->getInt32(4);  // _MM_FROUND_CUR_DIRECTION
+    return PerPart(width, [&](llvm::ArrayRef<int> lanes) -> llvm::Value* {
+      return b_->CreateCall(scalef,
+                            {b_->CreateShuffleVector(p, lanes), b_->CreateShuffleVector(n, lanes),
+                             llvm::Constant::getNullValue(part_type), all_lanes, current_rounding});
+    });
+  }
+  // fn(lanes) for each `width`-lane part of type_'s vector (lanes: the
+  // part's lane numbers, -1 past the vector's end), the results
+  // concatenated and cut back to type_'s lanes: an x86 intrinsic of one
+  // register's width over vectors of several registers, or of part of one.
+  llvm::Value* PerPart(int width, absl::FunctionRef<llvm::Value*(llvm::ArrayRef<int>)> fn) {
+    const int lanes = static_cast<int>(llvm::cast<llvm::FixedVectorType>(type_)->getNumElements());
     std::vector<llvm::Value*> parts;
-    for (int first = 0; first < static_cast<int>(vector->getNumElements()); first += width) {
-      llvm::SmallVector<int, 16> lanes;
-      for (int i = 0; i < width; ++i) lanes.push_back(first + i);
-      parts.push_back(b_->CreateCall(
-          scalef, {b_->CreateShuffleVector(p, lanes), b_->CreateShuffleVector(n, lanes),
-                   llvm::Constant::getNullValue(part_type), all_lanes, current_rounding}));
+    for (int first = 0; first < lanes; first += width) {
+      llvm::SmallVector<int, 16> part_lanes;
+      for (int l = first; l < first + width; ++l) part_lanes.push_back(l < lanes ? l : -1);
+      parts.push_back(fn(part_lanes));
     }
-    return parts.size() == 1 ? parts[0] : llvm::concatenateVectors(*b_, parts);
+    llvm::Value* all = parts.size() == 1 ? parts[0] : llvm::concatenateVectors(*b_, parts);
+    if (static_cast<int>(parts.size()) * width == lanes) return all;
+    llvm::SmallVector<int, 16> first_lanes;
+    for (int l = 0; l < lanes; ++l) first_lanes.push_back(l);
+    return b_->CreateShuffleVector(all, first_lanes);
   }
 
   // 2^n for integer n in the normal exponent range.
@@ -289,9 +303,14 @@ class MathBuilder {
     llvm::Value* result = Div(Sel(b_->CreateFCmpOGE(x, C(0.0)), C(1.0), e), d);
     return Sel(IsNan(x), x, result);
   }
-  // erf, in f32 arithmetic (full-width vectors): |x| < 1: x + x K(2x^2 - 1);
-  // 1 <= |x| < 4: 1 - exp(-x^2) R((|x| - 2.5) / 1.5), with K and R fits of
-  // erf(x)/x - 1 over x^2 in [0, 1] and of erfc(x) exp(x^2) over [1, 4],
+  // erf: math_tables.h's polynomials on AVX-512, else ErfByExp.
+  llvm::Value* Erf(llvm::Value* x) {  // f32 only
+    return avx512_ ? Piecewise(x, kErfTable, "tessera.erf_table") : ErfByExp(x);
+  }
+  // erf where no vpermps picks coefficients by lane, in f32 arithmetic
+  // (full-width vectors): |x| < 1: x + x K(2x^2 - 1); 1 <= |x| < 4:
+  // 1 - exp(-x^2) R((|x| - 2.5) / 1.5), with K and R fits of erf(x)/x - 1
+  // over x^2 in [0, 1] and of erfc(x) exp(x^2) over [1, 4],
   // minimax in the error each brings to erf itself, in erf's ulps: x K's
   // error (degree 6: 0.017 ulp) and exp(-x^2) R's (degree 8: 0.04 ulp; R
   // need only be close where erfc is not negligible, near 1).  The small
@@ -300,10 +319,6 @@ class MathBuilder {
   // errors (x^2's rounding moves exp(-x^2) by x^2 2^-24, exp's ulp, R's
   // rounding) reach erf as at most a few tenths of its ulp.  erf rounds to
   // ±1 beyond 3.92; NaN stays NaN through the large branch.
-  llvm::Value* Erf(llvm::Value* x) {  // f32 only
-    return avx512_ ? Piecewise(x, kErfTable, "tessera.erf_table") : ErfByExp(x);
-  }
-  // erf elsewhere (no vpermps to pick coefficients by lane).
   llvm::Value* ErfByExp(llvm::Value* x) {  // f32 only
     llvm::Value* ax = Abs(x);
     llvm::Value* k = Horner(Fma(C(2.0), Mul(x, x), C(-1.0)),
@@ -322,6 +337,7 @@ class MathBuilder {
     return Sel(b_->CreateFCmpOLT(ax, C(1.0)), small, large);
   }
 
+  // tanh: math_tables.h's polynomials on AVX-512, else TanhByExpm1.
   llvm::Value* Tanh(llvm::Value* x) {  // f32 only
     return avx512_ ? Piecewise(x, kTanhTable, "tessera.tanh_table") : TanhByExpm1(x);
   }
@@ -388,23 +404,11 @@ class MathBuilder {
   llvm::Value* PermuteRow(const float (&row)[kTableIntervals], llvm::Value* index) {
     llvm::Constant* table =
         llvm::ConstantDataVector::get(b_->getContext(), llvm::ArrayRef<float>(row));
-    auto* vector = llvm::cast<llvm::FixedVectorType>(type_);
     llvm::Function* permute = llvm::Intrinsic::getDeclaration(
         b_->GetInsertBlock()->getModule(), llvm::Intrinsic::x86_avx512_permvar_sf_512);
-    const int lanes = static_cast<int>(vector->getNumElements());
-    std::vector<llvm::Value*> parts;
-    for (int first = 0; first < lanes; first += kTableIntervals) {
-      llvm::SmallVector<int, 16> part_lanes;
-      for (int l = first; l < first + kTableIntervals; ++l) {
-        part_lanes.push_back(l < lanes ? l : -1);
-      }
-      parts.push_back(b_->CreateCall(permute, {table, b_->CreateShuffleVector(index, part_lanes)}));
-    }
-    llvm::Value* all = parts.size() == 1 ? parts[0] : llvm::concatenateVectors(*b_, parts);
-    if (static_cast<int>(parts.size()) * kTableIntervals == lanes) return all;
-    llvm::SmallVector<int, 16> first_lanes;
-    for (int l = 0; l < lanes; ++l) first_lanes.push_back(l);
-    return b_->CreateShuffleVector(all, first_lanes);
+    return PerPart(kTableIntervals, [&](llvm::ArrayRef<int> lanes) -> llvm::Value* {
+      return b_->CreateCall(permute, {table, b_->CreateShuffleVector(index, lanes)});
+    });
   }
 
   // tanh elsewhere (no vpermps to pick coefficients by lane).
